@@ -1,0 +1,27 @@
+// interpreter.h - the reference: runs GraphIR with the operators' reference kernels.
+//
+// Kernels accumulate in double; each result is rounded once to its dtype, as a SUT
+// computing in that dtype would store it. The interpreter trusts that the graph verifies.
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_spec.h"
+
+namespace nnfuzz {
+
+/// Runs one operator on concrete operands (nullptr = omitted) and rounds the results.
+std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>& inputs, const Attributes& attrs,
+                           const std::vector<TensorType>& outputTypes);
+
+/// Runs a whole graph. `inputs` holds one tensor per runtime input, in graph.inputs()
+/// order. Returns a tensor per value id (empty for values not computed).
+std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs);
+/// The graph outputs only, in order.
+std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inputs);
+
+/// True when every element is finite and |x| <= limit.
+bool allFinite(const Tensor& t, double limit = 1e30);
+
+}  // namespace nnfuzz

@@ -1,0 +1,76 @@
+// attributes.h - a node's attributes, named and typed exactly as in ONNX.
+//
+// GraphIR attributes are ONNX attributes (same names, same kinds), so export and import
+// copy them one to one. Float attributes are float32 in ONNX: setFloat rounds to float so
+// the reference kernel sees the value a SUT will see. Iteration is in name order, which
+// keeps the text form and serialisation deterministic.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace nnfuzz {
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+
+class Attributes {
+ public:
+  bool has(std::string_view name) const { return values_.find(name) != values_.end(); }
+  bool empty() const { return values_.empty(); }
+  size_t size() const { return values_.size(); }
+
+  void setInt(std::string_view name, int64_t v) { values_[std::string(name)] = v; }
+  void setFloat(std::string_view name, double v) {
+    values_[std::string(name)] = static_cast<double>(static_cast<float>(v));
+  }
+  void setString(std::string_view name, std::string v) { values_[std::string(name)] = std::move(v); }
+  void setInts(std::string_view name, std::vector<int64_t> v) { values_[std::string(name)] = std::move(v); }
+  void setFloats(std::string_view name, std::vector<double> v) {
+    for (double& x : v) x = static_cast<double>(static_cast<float>(x));
+    values_[std::string(name)] = std::move(v);
+  }
+  /// Stores a value as is (import and the parser; floats must already be float32-exact).
+  void set(std::string_view name, AttrValue v) { values_[std::string(name)] = std::move(v); }
+  void erase(std::string_view name) {
+    if (auto it = values_.find(name); it != values_.end()) values_.erase(it);
+  }
+
+  /// Typed getters: the default when the attribute is absent (ONNX defaults live in the op files).
+  int64_t getInt(std::string_view name, int64_t fallback) const { return get<int64_t>(name, fallback); }
+  double getFloat(std::string_view name, double fallback) const { return get<double>(name, fallback); }
+  std::string getString(std::string_view name, std::string fallback) const {
+    return get<std::string>(name, std::move(fallback));
+  }
+  std::vector<int64_t> getInts(std::string_view name, std::vector<int64_t> fallback = {}) const {
+    return get<std::vector<int64_t>>(name, std::move(fallback));
+  }
+  std::vector<double> getFloats(std::string_view name, std::vector<double> fallback = {}) const {
+    return get<std::vector<double>>(name, std::move(fallback));
+  }
+  /// True when the attribute is present but of another kind than T.
+  template <typename T>
+  bool hasWrongKind(std::string_view name) const {
+    auto it = values_.find(name);
+    return it != values_.end() && !std::holds_alternative<T>(it->second);
+  }
+
+  auto begin() const { return values_.begin(); }
+  auto end() const { return values_.end(); }
+  bool operator==(const Attributes&) const = default;
+
+ private:
+  template <typename T>
+  T get(std::string_view name, T fallback) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return fallback;
+    if (const T* v = std::get_if<T>(&it->second)) return *v;
+    return fallback;
+  }
+  std::map<std::string, AttrValue, std::less<>> values_;
+};
+
+}  // namespace nnfuzz

@@ -1,0 +1,34 @@
+// dtype.h - element types of GraphIR tensors.
+//
+// Values of every dtype are held as double inside nnfuzz (see tensor.h); this file says
+// how a double is rounded to what each dtype can represent, and names dtypes in the text
+// form ("f32") and in ONNX (TensorProto.DataType numbers).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace nnfuzz {
+
+enum class DType : uint8_t { Float32, Float64, Int32, Int64, Int8, UInt8, Bool };
+
+inline constexpr DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int32, DType::Int64,
+                                       DType::Int8,    DType::UInt8,   DType::Bool};
+
+/// Short name used by the text form and configs: f32 f64 i32 i64 i8 u8 bool.
+std::string_view dtypeName(DType dtype);
+std::optional<DType> dtypeFromName(std::string_view name);
+
+/// ONNX TensorProto.DataType number (FLOAT = 1, ...).
+int onnxElemType(DType dtype);
+std::optional<DType> dtypeFromOnnx(int elemType);
+
+inline bool isFloat(DType d) { return d == DType::Float32 || d == DType::Float64; }
+inline bool isInteger(DType d) { return !isFloat(d) && d != DType::Bool; }
+
+/// Rounds a double to the nearest value of `dtype`: float32 rounding, integer truncation
+/// toward zero with two's-complement wrap-around (what C and every SUT do), bool as x != 0.
+double roundTo(DType dtype, double x);
+
+}  // namespace nnfuzz

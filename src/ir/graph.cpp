@@ -1,0 +1,147 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace nnfuzz {
+
+ValueId Graph::newValue(Value v) {
+  values_.push_back(std::move(v));
+  return static_cast<ValueId>(values_.size() - 1);
+}
+
+ValueId Graph::addInput(TensorType type) {
+  Value v;
+  v.type = std::move(type);
+  v.kind = ValueKind::Input;
+  const ValueId id = newValue(std::move(v));
+  params_.push_back(id);
+  return id;
+}
+
+ValueId Graph::addWeight(Tensor data) {
+  Value v;
+  v.type = data.type;
+  v.kind = ValueKind::Weight;
+  v.data = std::move(data);
+  const ValueId id = newValue(std::move(v));
+  params_.push_back(id);
+  return id;
+}
+
+NodeId Graph::makeNode(std::string op, std::vector<ValueId> inputs, Attributes attrs,
+                       const std::vector<TensorType>& outputTypes) {
+  const auto id = static_cast<NodeId>(nodes_.size());
+  Node node;
+  node.op = std::move(op);
+  node.attrs = std::move(attrs);
+  node.inputs = std::move(inputs);
+  for (uint32_t i = 0; i < node.inputs.size(); ++i)
+    if (node.inputs[i] != kNoValue) values_[node.inputs[i]].uses.push_back({id, i});
+  for (uint32_t i = 0; i < outputTypes.size(); ++i) {
+    Value v;
+    v.type = outputTypes[i];
+    v.producer = id;
+    v.resultIndex = i;
+    node.outputs.push_back(newValue(std::move(v)));
+  }
+  nodes_.push_back(std::move(node));
+  return id;
+}
+
+NodeId Graph::addNode(std::string op, std::vector<ValueId> inputs, Attributes attrs,
+                      const std::vector<TensorType>& outputTypes) {
+  const NodeId id = makeNode(std::move(op), std::move(inputs), std::move(attrs), outputTypes);
+  order_.push_back(id);
+  return id;
+}
+
+NodeId Graph::insertNode(NodeId before, std::string op, std::vector<ValueId> inputs,
+                         Attributes attrs, const std::vector<TensorType>& outputTypes) {
+  const NodeId id = makeNode(std::move(op), std::move(inputs), std::move(attrs), outputTypes);
+  auto pos = std::find(order_.begin(), order_.end(), before);
+  order_.insert(pos, id);
+  return id;
+}
+
+void Graph::setOperand(NodeId nodeId, uint32_t operand, ValueId value) {
+  Node& n = nodes_[nodeId];
+  const ValueId old = n.inputs[operand];
+  if (old != kNoValue) {
+    auto& uses = values_[old].uses;
+    uses.erase(std::find(uses.begin(), uses.end(), Use{nodeId, operand}));
+  }
+  n.inputs[operand] = value;
+  if (value != kNoValue) values_[value].uses.push_back({nodeId, operand});
+}
+
+void Graph::replaceAllUses(ValueId from, ValueId to) {
+  if (from == to) return;
+  const std::vector<Use> uses = values_[from].uses;
+  for (const Use& use : uses) setOperand(use.node, use.operand, to);
+  std::replace(outputs_.begin(), outputs_.end(), from, to);
+}
+
+void Graph::removeNode(NodeId nodeId) {
+  Node& n = nodes_[nodeId];
+  for (ValueId out : n.outputs) {
+    assert(values_[out].uses.empty() && "removeNode: result still used");
+    values_[out].alive = false;
+  }
+  for (uint32_t i = 0; i < n.inputs.size(); ++i) setOperand(nodeId, i, kNoValue);
+  n.alive = false;
+  order_.erase(std::find(order_.begin(), order_.end(), nodeId));
+}
+
+size_t Graph::removeUnused() {
+  std::vector<bool> needed(values_.size(), false);
+  for (ValueId v : outputs_) needed[v] = true;
+  size_t removed = 0;
+  // Walk backwards: a node is needed if any of its results is.
+  for (size_t k = order_.size(); k-- > 0;) {
+    const NodeId id = order_[k];
+    const Node& n = nodes_[id];
+    const bool used = std::any_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) { return needed[v]; });
+    if (used) {
+      for (ValueId in : n.inputs)
+        if (in != kNoValue) needed[in] = true;
+      continue;
+    }
+    for (ValueId out : n.outputs) values_[out].uses.clear();  // users are dead too
+    for (uint32_t i = 0; i < n.inputs.size(); ++i) setOperand(id, i, kNoValue);
+    for (ValueId out : n.outputs) values_[out].alive = false;
+    nodes_[id].alive = false;
+    order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(k));
+    ++removed;
+  }
+  auto stale = std::remove_if(params_.begin(), params_.end(), [&](ValueId v) {
+    if (needed[v]) return false;
+    values_[v].alive = false;
+    values_[v].uses.clear();
+    return true;
+  });
+  removed += static_cast<size_t>(params_.end() - stale);
+  params_.erase(stale, params_.end());
+  return removed;
+}
+
+std::vector<NodeId> Graph::nodes() const { return order_; }
+size_t Graph::numNodes() const { return order_.size(); }
+
+std::vector<ValueId> Graph::params() const { return params_; }
+
+std::vector<ValueId> Graph::inputs() const {
+  std::vector<ValueId> out;
+  for (ValueId v : params_)
+    if (values_[v].kind == ValueKind::Input) out.push_back(v);
+  return out;
+}
+
+std::vector<ValueId> Graph::weights() const {
+  std::vector<ValueId> out;
+  for (ValueId v : params_)
+    if (values_[v].kind == ValueKind::Weight) out.push_back(v);
+  return out;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,50 @@
+// tensor.h - tensor types and concrete tensors.
+//
+// A Tensor keeps its elements as doubles whatever its dtype: reference kernels
+// accumulate in double and round once per operation (roundTo), and int64 values stay
+// exact as long as they are below 2^53, which the generator guarantees.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace nnfuzz {
+
+using Shape = std::vector<int64_t>;
+
+struct TensorType {
+  DType dtype = DType::Float32;
+  Shape shape;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t numel() const;
+  bool operator==(const TensorType&) const = default;
+};
+
+/// "f32[1,3,4]"; a scalar is "f32[]".
+std::string toString(const TensorType& type);
+
+/// Row-major strides of a shape, in elements.
+std::vector<int64_t> stridesOf(const Shape& shape);
+
+struct Tensor {
+  TensorType type;
+  std::vector<double> data;  // row-major, already rounded to type.dtype
+
+  Tensor() = default;
+  explicit Tensor(TensorType t) : type(std::move(t)), data(static_cast<size_t>(type.numel()), 0.0) {}
+  Tensor(TensorType t, std::vector<double> values) : type(std::move(t)), data(std::move(values)) {}
+
+  int64_t numel() const { return static_cast<int64_t>(data.size()); }
+  bool operator==(const Tensor&) const = default;
+};
+
+/// An int64 1-D tensor holding `values` (shape arguments, axes, pads).
+Tensor int64Tensor(const std::vector<int64_t>& values);
+/// The elements of an integer tensor as int64 values.
+std::vector<int64_t> toInt64s(const Tensor& tensor);
+
+}  // namespace nnfuzz

@@ -1,0 +1,91 @@
+// common.h - small helpers shared by operator files: broadcasting, index walking,
+// axis normalisation, sampling shapes, and builders for elementwise families.
+// Nothing here knows a particular operator.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/op_spec.h"
+
+namespace nnfuzz::opsupport {
+
+inline const std::vector<DType> kFloatTypes{DType::Float32, DType::Float64};
+inline const std::vector<DType> kNumericTypes{DType::Float32, DType::Float64, DType::Int32,
+                                              DType::Int64,   DType::Int8,    DType::UInt8};
+inline const std::vector<DType> kSignedTypes{DType::Float32, DType::Float64, DType::Int32, DType::Int64,
+                                             DType::Int8};
+inline const std::vector<DType> kAllTypes{DType::Float32, DType::Float64, DType::Int32, DType::Int64,
+                                          DType::Int8,    DType::UInt8,   DType::Bool};
+
+bool contains(const std::vector<DType>& types, DType d);
+
+/// Numpy-style (multidirectional) broadcast of two shapes, or nullopt if incompatible.
+std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
+/// Offset into a tensor of shape `from` for the element at `index` of the broadcast shape
+/// `to` (from is right-aligned against to; dims of 1 repeat).
+int64_t broadcastOffset(const Shape& from, const Shape& to, const std::vector<int64_t>& index);
+/// Advances a row-major multi-index over `shape`; false when it wraps to all zeros.
+bool nextIndex(std::vector<int64_t>& index, const Shape& shape);
+
+/// Normalises an axis in [-rank, rank) to [0, rank); nullopt when out of range.
+std::optional<int> normalizeAxis(int64_t axis, int rank);
+
+/// A random shape of the given rank with dims in [limits.minDim, limits.maxDim].
+Shape sampleShape(Rng& rng, const Limits& limits, int rank);
+/// A random dtype from `allowed` that the generator may create (limits.dtypes), or the
+/// first of `allowed` if none is.
+DType sampleDType(Rng& rng, const Limits& limits, const std::vector<DType>& allowed);
+
+/// A shape that broadcasts with `shape` without changing the result (dims copied or set
+/// to 1, leading dims possibly dropped) — what a second elementwise operand looks like.
+Shape sampleBroadcastableTo(Rng& rng, const Shape& shape);
+/// Pattern for the further operands of a multidirectional-broadcast op: same dtype,
+/// broadcast-compatible with `with`, rank <= limits.maxRank.
+InputPattern broadcastPattern(const TensorType& with, const Limits& limits, ValueRange range);
+
+/// Shape inference of an elementwise op whose operands all broadcast together; all
+/// operands must share the first one's dtype; `outDType` overrides the result dtype.
+/// (inferNode has already checked the first input's dtype and rank against the spec.)
+InferResult inferBroadcast(const InferArgs& args, std::optional<DType> outDType = std::nullopt);
+/// Shape inference of a one-input op whose result has the input's type.
+InferResult inferSameAsFirst(const InferArgs& args);
+
+/// A one-input elementwise op whose result has the input's type; set firstRange,
+/// unstable or attributes on the returned spec where the op needs them.
+OpSpec unarySpec(std::string_view name, int sinceVersion, std::vector<DType> dtypes, void (*reference)(KernelArgs&));
+
+/// Kernel applying F to every element (for unarySpec).
+template <double (*F)(double)>
+void mapKernel(KernelArgs& args) {
+  const Tensor& in = *args.inputs[0];
+  Tensor& out = args.outputs[0];
+  for (size_t i = 0; i < in.data.size(); ++i) out.data[i] = F(in.data[i]);
+}
+
+/// Applies f elementwise over broadcast operands 0..n-1 into output 0.
+template <typename F>
+void broadcastKernel(KernelArgs& args, F f) {
+  Tensor& out = args.outputs[0];
+  const Shape& shape = out.type.shape;
+  std::vector<int64_t> index(shape.size(), 0);
+  std::vector<double> operands(args.inputs.size());
+  if (out.numel() == 0) return;
+  int64_t flat = 0;
+  do {
+    for (size_t k = 0; k < args.inputs.size(); ++k)
+      operands[k] = args.inputs[k]->data[static_cast<size_t>(broadcastOffset(args.inputs[k]->type.shape, shape, index))];
+    out.data[static_cast<size_t>(flat++)] = f(operands);
+  } while (nextIndex(index, shape));
+}
+
+/// Distance from x to the nearest point in the discontinuity set of a rounding function
+/// (integers for floor/ceil, half-integers for round).
+inline double distanceToInteger(double x) { return std::abs(x - std::round(x)); }
+
+/// A margin below which a float32 input is too close to a discontinuity to compare.
+inline constexpr double kStabilityMargin = 1e-3;
+
+}  // namespace nnfuzz::opsupport

@@ -1,0 +1,63 @@
+#include "ops/infer_node.h"
+
+#include "ops/common.h"
+#include "ops/registry.h"
+
+namespace nnfuzz {
+
+InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& inputs,
+                      const std::vector<const Tensor*>& constants, const Attributes& attrs) {
+  const int arity = static_cast<int>(inputs.size());
+  if (arity < spec.minInputs || arity > spec.maxInputs)
+    return InferResult::fail(std::string(spec.name) + " takes " + std::to_string(spec.minInputs) + ".." +
+                             std::to_string(spec.maxInputs) + " inputs, got " + std::to_string(arity));
+  if (!inputs[0]) return InferResult::fail(std::string(spec.name) + " input 0 is required");
+  if (!opsupport::contains(spec.dtypes, inputs[0]->dtype))
+    return InferResult::fail(std::string(spec.name) + " does not take " + std::string(dtypeName(inputs[0]->dtype)));
+  if (inputs[0]->rank() < spec.minRank || inputs[0]->rank() > spec.maxRank)
+    return InferResult::fail(std::string(spec.name) + " does not take rank " + std::to_string(inputs[0]->rank()));
+  for (int i = 0; i < arity; ++i)
+    if (inputs[static_cast<size_t>(i)] && spec.isConstantInput(i) && !constants[static_cast<size_t>(i)])
+      return InferResult::fail(std::string(spec.name) + " input " + std::to_string(i) + " must be a constant");
+  InferArgs args{inputs, constants, attrs};
+  InferResult r = spec.infer(args);
+  if (!r.ok()) r.error = std::string(spec.name) + ": " + r.error;
+  return r;
+}
+
+InferResult inferNode(const Graph& graph, NodeId id) {
+  const Node& n = graph.node(id);
+  const OpSpec* spec = findOp(n.op);
+  if (!spec) return InferResult::fail("unsupported operator " + n.op);
+  std::vector<const TensorType*> types;
+  std::vector<const Tensor*> constants;
+  for (ValueId v : n.inputs) {
+    types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
+    constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
+  }
+  // Trailing omitted operands count as absent, as in ONNX.
+  while (types.size() > 1 && !types.back()) {
+    types.pop_back();
+    constants.pop_back();
+  }
+  return inferNode(*spec, types, constants, n.attrs);
+}
+
+std::optional<std::string> verifyGraph(const Graph& graph) {
+  if (auto problem = verifyStructure(graph)) return problem;
+  for (NodeId id : graph.nodes()) {
+    const Node& n = graph.node(id);
+    InferResult r = inferNode(graph, id);
+    if (!r.ok()) return "node #" + std::to_string(id) + ": " + r.error;
+    if (r.types.size() != n.outputs.size())
+      return "node #" + std::to_string(id) + " (" + n.op + ") has " + std::to_string(n.outputs.size()) +
+             " results, inference gives " + std::to_string(r.types.size());
+    for (size_t k = 0; k < r.types.size(); ++k)
+      if (r.types[k] != graph.value(n.outputs[k]).type)
+        return "node #" + std::to_string(id) + " (" + n.op + ") result " + std::to_string(k) + " is " +
+               toString(graph.value(n.outputs[k]).type) + " but inference gives " + toString(r.types[k]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,27 @@
+// infer_node.h - shape inference and validity checks for nodes and whole graphs.
+//
+// inferNode checks what every operator shares (arity, first-input dtype and rank,
+// constant operands being weights) and then asks the operator's own infer. It is the
+// validity oracle of the whole tool: the generators, the verifier and import all use it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_spec.h"
+
+namespace nnfuzz {
+
+/// Operand types (nullptr = omitted) and constant contents (nullptr = not a weight).
+InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& inputs,
+                      const std::vector<const Tensor*>& constants, const Attributes& attrs);
+/// The same for a node already in a graph.
+InferResult inferNode(const Graph& graph, NodeId node);
+
+/// Structure plus, for every node, a known op whose shape inference accepts it and
+/// agrees with the recorded result types. Returns the first problem, or nullopt.
+std::optional<std::string> verifyGraph(const Graph& graph);
+
+}  // namespace nnfuzz

@@ -1,0 +1,159 @@
+// op_spec.h - what nnfuzz knows about one operator.
+//
+// One OpSpec per ONNX operator, defined in one file per operator or small family
+// (src/ops/<family>.cpp) and listed once in ops.def. A spec holds, side by side:
+//  - the signature (arity, dtypes and ranks of the first input, which inputs are constants),
+//  - the syntactic attribute domains (for the blind baseline generators and docs),
+//  - the Isra-order sampler: accept/sample the first input, sample attributes given it,
+//    then give the pattern each further input must meet given everything before it,
+//  - shape inference, which is also the validity check (it rejects every invalid node),
+//  - the reference kernel (double accumulation), value-domain needs and a stability check,
+//  - the ONNX mapping: GraphIR attributes are the ONNX attributes, so the mapping is the
+//    op type and the opset version of the schema we implement.
+// Specs never own state and never touch global RNGs: everything comes in as arguments.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/tensor.h"
+#include "support/rng.h"
+
+namespace nnfuzz {
+
+/// Generation bounds every sampler honours (from the config).
+struct Limits {
+  int maxRank = 5;
+  int64_t maxDim = 5;
+  int64_t minDim = 1;
+  std::vector<DType> dtypes{DType::Float32};  ///< dtypes the generator may create
+};
+
+/// The values an operand may hold (checked against concrete data during generation and
+/// used to sample fresh inputs and weights).
+struct ValueRange {
+  double lo = -2.0;
+  double hi = 2.0;
+  double minMagnitude = 0.0;  ///< |x| >= minMagnitude (e.g. divisors); 0 = no need
+  bool operator==(const ValueRange&) const = default;
+};
+
+/// The default range of fresh values of a dtype (ints small so products stay exact).
+ValueRange defaultRange(DType dtype);
+
+/// The constraint a further input must meet, computed after the first input and the
+/// attributes (and any earlier inputs) are fixed.
+struct InputPattern {
+  /// Types this operand accepts; an existing value of such a type may be reused.
+  std::function<bool(const TensorType&)> accepts;
+  /// Samples a fresh type for which accepts() holds (a new input or weight gets it).
+  std::function<TensorType(Rng&)> sample;
+  /// Fixed contents: the operand must be a new weight holding exactly this (shape
+  /// arguments, axes, pads, ...). accepts/sample are unused then.
+  std::optional<Tensor> constant;
+  /// Leave this optional operand empty.
+  bool omit = false;
+  /// The values the operand may hold.
+  ValueRange range;
+
+  static InputPattern omitted() {
+    InputPattern p;
+    p.omit = true;
+    return p;
+  }
+  static InputPattern constantTensor(Tensor t) {
+    InputPattern p;
+    p.constant = std::move(t);
+    return p;
+  }
+  /// Exactly this type.
+  static InputPattern exactly(TensorType type, ValueRange range);
+};
+
+/// An operation being instantiated in Isra's order. Samplers read the chosen input types
+/// and write attributes.
+struct OpDraft {
+  int arity = 1;                       ///< number of operand slots (step 1)
+  std::vector<TensorType> inputTypes;  ///< chosen so far; size() == index being sampled
+  std::vector<bool> omitted;           ///< per chosen operand: left empty
+  Attributes attrs;
+  const Limits* limits = nullptr;
+  Rng* rng = nullptr;
+
+  const TensorType& first() const { return inputTypes.front(); }
+};
+
+/// Shape inference input: types of operands (nullptr if omitted) and the contents of those
+/// that are constants (weights; nullptr otherwise).
+struct InferArgs {
+  std::span<const TensorType* const> inputs;
+  std::span<const Tensor* const> constants;
+  const Attributes& attrs;
+  int opsetVersion = 17;
+};
+
+/// Output types, or why the node is invalid.
+struct InferResult {
+  std::vector<TensorType> types;
+  std::string error;
+  bool ok() const { return error.empty(); }
+  static InferResult fail(std::string why) { return {{}, std::move(why)}; }
+};
+
+/// A reference kernel call. Outputs arrive with their types set and data zero-filled to
+/// the right size; the kernel writes exact double results, and the interpreter rounds
+/// them to the output dtype.
+struct KernelArgs {
+  std::span<const Tensor* const> inputs;  ///< nullptr for omitted operands
+  const Attributes& attrs;
+  std::span<Tensor> outputs;
+};
+
+enum class AttrKind : uint8_t { Int, Float, String, Ints, Floats };
+
+/// Syntactic domain of one attribute: what a blind generator may write.
+struct AttrSpec {
+  std::string_view name;
+  AttrKind kind;
+  double lo = 0, hi = 0;                  ///< value (or element) range for numbers
+  int minLen = 0, maxLen = 0;             ///< list length range
+  std::vector<std::string_view> choices;  ///< for strings
+};
+
+struct OpSpec {
+  std::string_view name;  ///< ONNX op type, spelled as in the spec
+  int sinceVersion = 1;   ///< version of the ONNX schema implemented (the one in force at opset 17)
+  int minInputs = 1, maxInputs = 1;  ///< operand slots, optional ones included
+  int maxGenInputs = 0;              ///< cap for variadic ops when generating (0 = maxInputs)
+  std::vector<DType> dtypes;         ///< dtypes of the first input
+  int minRank = 0, maxRank = 5;      ///< rank of the first input
+  uint32_t constantInputs = 0;  ///< bit i: operand i must be a weight (shape-like argument)
+  std::vector<AttrSpec> attrs;  ///< attribute domains for blind sampling
+
+  /// Extra conditions on the first input beyond dtype and rank (nullptr: none). When set,
+  /// sampleFirst must be set too, so a fresh first input is sampled from the domain.
+  bool (*acceptsFirst)(const TensorType&, const Limits&) = nullptr;
+  TensorType (*sampleFirst)(Rng&, const Limits&, DType) = nullptr;
+  /// The values the first input may hold, given nothing else (nullptr: defaultRange).
+  ValueRange (*firstRange)(DType) = nullptr;
+  /// Step 3: attributes given the first input (nullptr: no attributes).
+  void (*sampleAttrs)(OpDraft&) = nullptr;
+  /// Step 4: the pattern of operand draft.inputTypes.size() (>= 1).
+  InputPattern (*nextInput)(const OpDraft&) = nullptr;
+
+  InferResult (*infer)(const InferArgs&) = nullptr;
+  void (*reference)(KernelArgs&) = nullptr;
+  /// True when the result is too sensitive to float32 rounding of the inputs to compare
+  /// (an input within a hair of a rounding, comparison or argmax boundary). nullptr: never.
+  bool (*unstable)(const KernelArgs&) = nullptr;
+
+  bool isConstantInput(int i) const { return (constantInputs >> i) & 1u; }
+};
+
+}  // namespace nnfuzz
