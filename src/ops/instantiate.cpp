@@ -1,0 +1,108 @@
+#include "ops/instantiate.h"
+
+#include <algorithm>
+
+#include "ops/common.h"
+#include "ops/infer_node.h"
+
+namespace nnfuzz {
+
+using opsupport::contains;
+
+ValueRange firstRangeOf(const OpSpec& spec, DType dtype) {
+  if (spec.firstRange) return spec.firstRange(dtype);
+  return defaultRange(dtype);
+}
+
+bool usableUnder(const OpSpec& spec, const Limits& limits) {
+  if (spec.minRank > limits.maxRank) return false;
+  return std::any_of(limits.dtypes.begin(), limits.dtypes.end(), [&](DType d) { return contains(spec.dtypes, d); });
+}
+
+namespace {
+
+bool firstAccepts(const OpSpec& spec, const Limits& limits, const TensorType& t) {
+  if (!contains(spec.dtypes, t.dtype) || t.rank() < spec.minRank || t.rank() > spec.maxRank) return false;
+  // A reused first input must be creatable too: respect the dtypes the config allows.
+  if (!contains(limits.dtypes, t.dtype)) return false;
+  return !spec.acceptsFirst || spec.acceptsFirst(t, limits);
+}
+
+TensorType sampleFirstType(const OpSpec& spec, Rng& rng, const Limits& limits) {
+  const DType dtype = opsupport::sampleDType(rng, limits, spec.dtypes);
+  if (spec.sampleFirst) return spec.sampleFirst(rng, limits, dtype);
+  const int maxRank = std::min(spec.maxRank, limits.maxRank);
+  const int rank = static_cast<int>(rng.uniformInt(spec.minRank, maxRank));
+  return {dtype, opsupport::sampleShape(rng, limits, rank)};
+}
+
+}  // namespace
+
+Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, OperandSource* source,
+                            double pickingRate) {
+  Instantiation result;
+  if (!usableUnder(spec, limits)) {
+    result.error = std::string(spec.name) + " cannot be generated under these limits";
+    return result;
+  }
+  // (1) in-degree
+  const int maxArity = spec.maxGenInputs > 0 ? spec.maxGenInputs : spec.maxInputs;
+  OpDraft draft;
+  draft.arity = static_cast<int>(rng.uniformInt(spec.minInputs, std::max(spec.minInputs, maxArity)));
+  draft.limits = &limits;
+  draft.rng = &rng;
+
+  // (2) the first input
+  Operand first;
+  if (source && rng.bernoulli(pickingRate)) {
+    first.existing = source->pickExisting(
+        [&](const TensorType& t) { return firstAccepts(spec, limits, t); },
+        [&](const TensorType& t) { return firstRangeOf(spec, t.dtype); });
+  }
+  first.type = first.existing != kNoValue ? source->typeOf(first.existing) : sampleFirstType(spec, rng, limits);
+  first.range = firstRangeOf(spec, first.type.dtype);
+  draft.inputTypes.push_back(first.type);
+  draft.omitted.push_back(false);
+  result.operands.push_back(std::move(first));
+
+  // (3) attributes given the first input
+  if (spec.sampleAttrs) spec.sampleAttrs(draft);
+
+  // (4) further inputs, each from the pattern left by everything before it
+  for (int i = 1; i < draft.arity; ++i) {
+    InputPattern pattern = spec.nextInput(draft);
+    Operand op;
+    op.range = pattern.range;
+    if (pattern.omit) {
+      op.omitted = true;
+    } else if (pattern.constant) {
+      op.type = pattern.constant->type;
+      op.constant = std::move(pattern.constant);
+    } else {
+      if (source && rng.bernoulli(pickingRate))
+        op.existing = source->pickExisting(pattern.accepts, [&](const TensorType&) { return pattern.range; });
+      op.type = op.existing != kNoValue ? source->typeOf(op.existing) : pattern.sample(rng);
+    }
+    draft.inputTypes.push_back(op.type);
+    draft.omitted.push_back(op.omitted);
+    result.operands.push_back(std::move(op));
+  }
+  while (result.operands.size() > 1 && result.operands.back().omitted) result.operands.pop_back();
+  result.attrs = std::move(draft.attrs);
+
+  std::vector<const TensorType*> types;
+  std::vector<const Tensor*> constants;
+  for (const Operand& op : result.operands) {
+    types.push_back(op.omitted ? nullptr : &op.type);
+    constants.push_back(op.constant ? &*op.constant : nullptr);
+  }
+  InferResult inferred = inferNode(spec, types, constants, result.attrs);
+  if (!inferred.ok()) {
+    result.error = "unsound sampler: " + inferred.error;
+    return result;
+  }
+  result.outputTypes = std::move(inferred.types);
+  return result;
+}
+
+}  // namespace nnfuzz
