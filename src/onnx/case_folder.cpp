@@ -93,11 +93,12 @@ std::optional<std::string> rerunBlocker(const onnx::ModelProto& model) {
 
 }  // namespace
 
-void writeCase(const fs::path& dir, const Graph& graph, const std::vector<Tensor>& inputs,
+void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Tensor>& inputs,
                const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset) {
   checkTensors("input", inputs, graph, graph.inputs());
   checkTensors("output", expected, graph, graph.outputs());
   const onnx::ModelProto model = exportModel(graph, opset);
+  const fs::path dir = dirArg.has_filename() ? dirArg : dirArg.parent_path();  // "out/case/" names "out/case"
   std::error_code ec;
   if (fs::exists(dir, ec)) throw Error("case folder " + dir.string() + " already exists");
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");

@@ -76,6 +76,9 @@ TEST_F(CaseFolder, WriteReadCheck) {
   EXPECT_EQ(check.outputs, 3);
 
   EXPECT_THROW(writeCase(dir, graph, inputs, expected, {}), Error);  // exists
+  writeCase(root / "sub" / "case_2" / "", graph, inputs, expected, {});  // trailing slash, new parent
+  EXPECT_TRUE(checkCase(root / "sub" / "case_2").ok);
+  EXPECT_EQ(fs::directory_iterator(root / "sub")->path().filename(), "case_2");
 }
 
 TEST_F(CaseFolder, TamperedOutputFails) {
