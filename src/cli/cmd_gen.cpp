@@ -105,10 +105,16 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
       GeneratedCase c = generateCase(config, index);
       std::string problem;
       if (auto bad = verifyGraph(c.graph)) problem = "case " + caseName(index) + " does not verify: " + *bad;
-      onnx::ModelProto model = exportModel(c.graph, config.opset);
-      const bool rejected = o.onnxCheck && checkModel(model, &c.graph).has_value();
-      if (rejected && problem.empty()) problem = "case " + caseName(index) + ": " + *checkModel(model, &c.graph);
-      writeCase(fs::path(o.outDir) / caseName(index), model, c.inputs, c.outputs, caseMeta(config, hash, index, c));
+      bool rejected = false;
+      if (o.onnxCheck) {
+        if (auto bad = checkModel(exportModel(c.graph, config.opset), &c.graph)) {
+          rejected = true;
+          if (problem.empty()) problem = "case " + caseName(index) + " fails the ONNX checker: " + *bad;
+        }
+      }
+      const fs::path dir = fs::path(o.outDir) / caseName(index);
+      if (o.force) fs::remove_all(dir);
+      writeCase(dir, c.graph, c.inputs, c.outputs, caseMeta(config, hash, index, c), config.opset);
       std::lock_guard lock(mu);
       for (const auto& op : c.opTypes()) opTypes.insert(op);
       nodes += static_cast<int64_t>(c.graph.numNodes());
