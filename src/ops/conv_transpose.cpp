@@ -25,19 +25,17 @@ struct Transposed {
   std::vector<int64_t> outputShape;  // empty when not given
 };
 
-// Pads and output size of dim i; false when the output would be empty or output_shape
-// (or SAME_*) asks for more than the full output.
+// Pads and output size of dim i; false when the output would be empty.
 bool resolveDim(Transposed& t, size_t i, std::string& err) {
   Window& w = t.w;
   const int64_t full = w.strides[i] * (w.in[i] - 1) + t.outputPadding[i] + w.extent(i);
   if (!t.outputShape.empty() || w.autoPad == AutoPad::SameUpper || w.autoPad == AutoPad::SameLower) {
     const int64_t out = t.outputShape.empty() ? w.in[i] * w.strides[i] : t.outputShape[i];
+    // A negative total (output larger than the full output) pads with zeros; the halves
+    // are floored as in the ONNX reference implementation.
     const int64_t total = full - out;
-    if (total < 0) {
-      err = "output size " + std::to_string(out) + " exceeds the full output " + std::to_string(full);
-      return false;
-    }
-    w.padBegin[i] = w.autoPad == AutoPad::SameUpper ? total / 2 : total - total / 2;
+    const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+    w.padBegin[i] = w.autoPad == AutoPad::SameUpper ? half : total - half;
     w.padEnd[i] = total - w.padBegin[i];
   } else if (w.autoPad == AutoPad::Valid) {
     w.padBegin[i] = w.padEnd[i] = 0;
@@ -98,22 +96,26 @@ InferResult inferConvTranspose(const InferArgs& a) {
   return {{TensorType{x.dtype, out}}, {}};
 }
 
-// ONNX shape inference gives SAME_* the output in * s + output_padding when the extent
-// reaches the stride (else the full output): it agrees with the spec's in * s when
-// output_padding is 0 there, or when output_padding + extent == s. Samplers keep to that.
-bool agreesWithOnnx(const Transposed& t, size_t i) {
-  if (!t.outputShape.empty() || (t.w.autoPad != AutoPad::SameUpper && t.w.autoPad != AutoPad::SameLower)) return true;
-  const int64_t e = t.w.extent(i), s = t.w.strides[i], op = t.outputPadding[i];
+// Whether dim i is one the generator may produce: output dim <= 4 * maxDim, no negative
+// pads (ONNX Runtime clamps them to 0, the reference does not), and for SAME_* an output
+// ONNX shape inference agrees with: it gives in * s + output_padding when the extent
+// reaches the stride (else the full output), the spec in * s, so output_padding must be
+// 0 there, or output_padding + extent == s.
+bool generable(const Transposed& t, size_t i, const Limits& limits) {
+  const Window& w = t.w;
+  if (w.out[i] > 4 * limits.maxDim || w.padBegin[i] < 0 || w.padEnd[i] < 0) return false;
+  if (!t.outputShape.empty() || (w.autoPad != AutoPad::SameUpper && w.autoPad != AutoPad::SameLower)) return true;
+  const int64_t e = w.extent(i), s = w.strides[i], op = t.outputPadding[i];
   return (e >= s && op == 0) || op + e == s;
 }
 
-// Kernel sizes of dim i that keep the node valid with an output dim <= maxOut.
+// Kernel sizes of dim i that keep the node valid and generable.
 std::vector<int64_t> fittingKernels(Transposed t, size_t i, const Limits& limits) {
   std::vector<int64_t> fits;
   std::string err;
   for (int64_t k = 1; k <= std::min(kMaxKernel, limits.maxDim); ++k) {
     t.w.kernel[i] = k;
-    if (resolveDim(t, i, err) && t.w.out[i] <= 4 * limits.maxDim && agreesWithOnnx(t, i)) fits.push_back(k);
+    if (resolveDim(t, i, err) && generable(t, i, limits)) fits.push_back(k);
   }
   return fits;
 }
@@ -155,7 +157,7 @@ void sampleConvTransposeAttrs(OpDraft& d) {
       // ONNX shape inference gives up on an output_shape below the input size.
       t.outputShape[i] = rng.uniformInt(std::max(w.in[i], natural - 3), natural);
     } else if (w.autoPad == AutoPad::SameUpper || w.autoPad == AutoPad::SameLower) {
-      // SAME wants the output in * s: output_padding + extent >= s, kept as agreesWithOnnx says.
+      // SAME wants the output in * s: output_padding + extent >= s, kept as generable() says.
       t.outputPadding[i] = std::max<int64_t>(0, w.strides[i] - w.extent(i));
     } else if (w.autoPad == AutoPad::NotSet && rng.bernoulli(0.6)) {
       const int64_t room = natural - 1;  // total pads that leave an output dim
@@ -186,12 +188,13 @@ InputPattern nextConvTransposeInput(const OpDraft& d) {
   const Attributes attrs = d.attrs;
   const Limits limits = *d.limits;
   p.accepts = [x, attrs, limits](const TensorType& t) {
-    std::vector<const TensorType*> types{&x, &t};
-    std::vector<const Tensor*> constants(2, nullptr);
-    InferResult r = inferConvTranspose(InferArgs{types, constants, attrs});
-    if (!r.ok()) return false;
-    const Shape& out = r.types[0].shape;
-    return std::all_of(out.begin(), out.end(), [&](int64_t v) { return v <= 4 * limits.maxDim; });
+    if (!inferAccepts(inferConvTranspose, {x}, t, attrs)) return false;
+    Transposed tr;
+    std::string err;
+    readTransposed(attrs, x.shape, spatialDims(t.shape), tr, err);
+    for (size_t i = 0; i < tr.w.rank(); ++i)
+      if (!generable(tr, i, limits)) return false;
+    return true;
   };
   p.sample = [x, attrs, limits, group](Rng& rng) {
     const size_t n = x.shape.size() - 2;
