@@ -7,3 +7,8 @@ namespace nnfuzz::cli {
 int main(int argc, char** argv);
 
 }  // namespace nnfuzz::cli
+
+namespace nnfuzz::cli {
+/// The exit code the last subcommand asked for (subcommands run inside CLI11 callbacks).
+int& exitCode();
+}  // namespace nnfuzz::cli

@@ -74,10 +74,16 @@ Shape sampleShape(Rng& rng, const Limits& limits, int rank) {
 
 DType sampleDType(Rng& rng, const Limits& limits, const std::vector<DType>& allowed) {
   std::vector<DType> usable;
-  for (DType d : limits.dtypes)
-    if (contains(allowed, d)) usable.push_back(d);
+  std::vector<double> weights;
+  for (size_t i = 0; i < limits.dtypes.size(); ++i) {
+    if (!contains(allowed, limits.dtypes[i])) continue;
+    const double w = i < limits.dtypeWeights.size() ? limits.dtypeWeights[i] : 1.0;
+    if (w <= 0) continue;
+    usable.push_back(limits.dtypes[i]);
+    weights.push_back(w);
+  }
   if (usable.empty()) return allowed.front();
-  return rng.pick(usable);
+  return usable[rng.weighted(weights)];
 }
 
 Shape sampleBroadcastableTo(Rng& rng, const Shape& shape) {

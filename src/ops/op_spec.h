@@ -33,6 +33,7 @@ struct Limits {
   int64_t maxDim = 5;
   int64_t minDim = 1;
   std::vector<DType> dtypes{DType::Float32};  ///< dtypes the generator may create
+  std::vector<double> dtypeWeights;           ///< relative odds per entry of dtypes (empty: equal)
 };
 
 /// The values an operand may hold (checked against concrete data during generation and

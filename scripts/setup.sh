@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything nnfuzz needs on a fresh Debian (bookworm) machine and builds it.
+#   Debian packages: compiler toolchain, protobuf, ONNX (protos, checker, shape inference,
+#   backend node-test data), GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json, SQLite.
+#   Python (a virtualenv in .venv): onnx 1.22, numpy, onnxruntime, pytest — used only by
+#   the validation scripts and tests, never by the nnfuzz binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+packages=(build-essential cmake ninja-build pkg-config protobuf-compiler libprotobuf-dev
+          libonnx-dev libonnx-testdata libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+          libfmt-dev nlohmann-json3-dev libsqlite3-dev python3 python3-venv)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
+.venv/bin/python -m pip install -q --disable-pip-version-check "onnx==1.22.*" numpy onnxruntime pytest
+
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+echo "setup: built $BUILD_DIR/nnfuzz"

@@ -1,0 +1,166 @@
+// cmd_gen.cpp - `nnfuzz gen`: generate N test cases into DIR/000000, DIR/000001, ...
+//
+// Case i depends only on (config, seed, i), so -j changes speed, never output. Each case
+// is written atomically (onnx/case_folder.h); the effective config goes to DIR/config.json.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "gen/generator.h"
+#include "onnx/case_folder.h"
+#include "onnx/export.h"
+#include "onnx/model_check.h"
+#include "ops/infer_node.h"
+#include "support/error.h"
+
+namespace nnfuzz::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct GenOptions {
+  std::string configPath;
+  std::string generator;
+  int64_t count = 100;
+  int64_t first = 0;
+  uint64_t seed = 0;
+  int minOps = 0, maxOps = 0;
+  std::string outDir;
+  int jobs = 1;
+  bool force = false;
+  bool onnxCheck = false;
+};
+
+std::string caseName(uint64_t index) { return fmt::format("{:06d}", index); }
+
+nlohmann::json caseMeta(const GenConfig& config, const std::string& hash, uint64_t index, const GeneratedCase& c) {
+  nlohmann::json meta;
+  meta["tool"] = "nnfuzz";
+  meta["generator"] = config.generator;
+  meta["seed"] = config.seed;
+  meta["case_index"] = index;
+  meta["case_seed"] = caseSeed(config.seed, index);
+  meta["config_hash"] = hash;
+  meta["opset"] = config.opset;
+  meta["ops"] = c.opTypes();
+  meta["num_ops"] = c.graph.numNodes();
+  meta["requested_ops"] = c.requestedOps;
+  meta["attempts"] = c.attempts;
+  meta["flags"] = {{"non_finite", c.nonFinite}};
+  meta["replay"] = fmt::format("nnfuzz gen --config config.json --seed {} --first {} -n 1 -o DIR", config.seed, index);
+  return meta;
+}
+
+void prepareOutDir(const GenOptions& o) {
+  std::error_code ec;
+  fs::create_directories(o.outDir, ec);
+  if (ec || !fs::is_directory(o.outDir)) throw Error("cannot create output folder " + o.outDir + ": " + ec.message());
+  const fs::path probe = fs::path(o.outDir) / ".nnfuzz-write-probe";
+  {
+    std::ofstream p(probe);
+    if (!p) throw Error("output folder " + o.outDir + " is not writable");
+  }
+  fs::remove(probe, ec);
+  if (!o.force)
+    for (const auto& entry : fs::directory_iterator(o.outDir))
+      if (fs::exists(entry.path() / "model.onnx"))
+        throw Error("output folder " + o.outDir + " already holds cases (use a new folder or --force)");
+}
+
+void runGen(const GenOptions& o, CLI::App& cmd) {
+  GenConfig config = o.configPath.empty() ? defaultConfig() : loadConfigFile(o.configPath);
+  if (cmd.count("--generator")) config.generator = o.generator;
+  if (cmd.count("--seed")) config.seed = o.seed;
+  if (cmd.count("--min-ops")) config.minOps = o.minOps;
+  if (cmd.count("--max-ops")) config.maxOps = o.maxOps;
+  validateConfig(config);
+  if (o.count < 0) throw Error("-n must be >= 0");
+  if (o.first < 0) throw Error("--first must be >= 0");
+  if (o.jobs < 1) throw Error("-j must be >= 1");
+  prepareOutDir(o);
+  {
+    std::ofstream cfg(fs::path(o.outDir) / "config.json");
+    cfg << configToJson(config).dump(2) << "\n";
+  }
+  const std::string hash = configHash(config);
+
+  std::atomic<int64_t> next{0};
+  std::mutex mu;
+  std::set<std::string> opTypes;
+  int64_t nodes = 0, nonFinite = 0, invalid = 0, onnxRejected = 0;
+  std::string firstProblem;
+  const auto start = std::chrono::steady_clock::now();
+  auto work = [&] {
+    for (int64_t i = next++; i < o.count; i = next++) {
+      const auto index = static_cast<uint64_t>(o.first + i);
+      GeneratedCase c = generateCase(config, index);
+      std::string problem;
+      if (auto bad = verifyGraph(c.graph)) problem = "case " + caseName(index) + " does not verify: " + *bad;
+      bool rejected = false;
+      if (o.onnxCheck) {
+        if (auto bad = checkModel(exportModel(c.graph, config.opset), &c.graph)) {
+          rejected = true;
+          if (problem.empty()) problem = "case " + caseName(index) + " fails the ONNX checker: " + *bad;
+        }
+      }
+      const fs::path dir = fs::path(o.outDir) / caseName(index);
+      if (o.force) fs::remove_all(dir);
+      writeCase(dir, c.graph, c.inputs, c.outputs, caseMeta(config, hash, index, c), config.opset);
+      std::lock_guard lock(mu);
+      for (const auto& op : c.opTypes()) opTypes.insert(op);
+      nodes += static_cast<int64_t>(c.graph.numNodes());
+      nonFinite += c.nonFinite;
+      invalid += !problem.empty() && !rejected;
+      onnxRejected += rejected;
+      if (!problem.empty() && firstProblem.empty()) firstProblem = problem;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < o.jobs; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  fmt::print("generated {} cases with {} into {} in {:.2f} s ({:.3f} ms/case, -j {})\n", o.count, config.generator,
+             o.outDir, seconds, o.count ? 1e3 * seconds / static_cast<double>(o.count) : 0.0, o.jobs);
+  fmt::print("  operators: {} distinct, {:.1f} per model\n", opTypes.size(),
+             o.count ? static_cast<double>(nodes) / static_cast<double>(o.count) : 0.0);
+  fmt::print("  non-finite reference outputs (flagged in meta.json): {}\n", nonFinite);
+  if (o.onnxCheck) fmt::print("  rejected by the ONNX checker: {}\n", onnxRejected);
+  if (!firstProblem.empty()) {
+    fmt::print(stderr, "nnfuzz: error: {} invalid cases; first: {}\n", invalid + onnxRejected, firstProblem);
+    exitCode() = 1;
+  }
+}
+
+}  // namespace
+
+void addGenCommand(CLI::App& app) {
+  auto opts = std::make_shared<GenOptions>();
+  auto* cmd = app.add_subcommand("gen", "Generate test cases (model.onnx + test_data_set_0 + meta.json per case)");
+  cmd->add_option("--config", opts->configPath, "JSON config file (see README); flags below override it")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop (default isra)");
+  cmd->add_option("-n,--count", opts->count, "number of cases")->capture_default_str();
+  cmd->add_option("--first", opts->first, "index of the first case (to replay case K: --first K -n 1)")
+      ->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "run seed (case i uses a seed derived from it and i)");
+  cmd->add_option("--min-ops", opts->minOps, "fewest operators per model");
+  cmd->add_option("--max-ops", opts->maxOps, "most operators per model");
+  cmd->add_option("-o,--out", opts->outDir, "output folder")->required();
+  cmd->add_option("-j,--jobs", opts->jobs, "parallel generator threads")->capture_default_str();
+  cmd->add_flag("--force", opts->force, "write into a folder that already holds cases");
+  cmd->add_flag("--onnx-check", opts->onnxCheck, "also run the ONNX checker and shape inference on every case");
+  cmd->callback([opts, cmd] { runGen(*opts, *cmd); });
+}
+
+}  // namespace nnfuzz::cli

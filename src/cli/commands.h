@@ -1,0 +1,12 @@
+// commands.h - one function per subcommand; cli.cpp wires them to CLI11.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace nnfuzz::cli {
+
+void addGenCommand(CLI::App& app);
+void addCheckCommand(CLI::App& app);
+void addOpsCommand(CLI::App& app);
+
+}  // namespace nnfuzz::cli

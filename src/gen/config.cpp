@@ -1,0 +1,187 @@
+#include "gen/config.h"
+
+#include <fstream>
+#include <set>
+
+#include "ops/instantiate.h"
+#include "ops/registry.h"
+#include "support/error.h"
+
+namespace nnfuzz {
+
+using nlohmann::json;
+
+GenConfig defaultConfig() {
+  GenConfig c;
+  // Mostly float32, which every SUT implements for every op; the rest keep kernels for
+  // other dtypes exercised without drowning a campaign in "not implemented" rejections.
+  c.limits.dtypes = {DType::Float32, DType::Float64, DType::Int32, DType::Int64,
+                     DType::Int8,    DType::UInt8,   DType::Bool};
+  c.limits.dtypeWeights = {1.0, 0.03, 0.03, 0.05, 0.01, 0.01, 0.03};
+  for (const OpSpec* spec : allOps()) {
+    c.ops.push_back(spec);
+    c.opWeights.push_back(1.0);
+  }
+  return c;
+}
+
+namespace {
+
+[[noreturn]] void bad(const std::string& field, const std::string& why) {
+  throw Error("config field '" + field + "': " + why);
+}
+
+template <typename T>
+T number(const json& j, const std::string& field) {
+  if (!j.is_number()) bad(field, "expected a number, got " + std::string(j.type_name()));
+  if constexpr (std::is_integral_v<T>) {
+    if (!j.is_number_integer()) bad(field, "expected an integer");
+    if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return static_cast<T>(j.get<uint64_t>());
+  }
+  return j.get<T>();
+}
+
+const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
+                                            "max_rank",  "min_dim",    "max_dim",     "picking_rate",
+                                            "weight_rate", "opset",    "dtypes",      "ops",
+                                            "exclude_ops"};
+
+}  // namespace
+
+GenConfig applyConfigJson(GenConfig c, const json& j) {
+  if (!j.is_object()) throw Error("config: expected a JSON object at the top level");
+  for (const auto& [key, _] : j.items())
+    if (!kKnownFields.count(key)) throw Error("config: unknown field '" + key + "'");
+  if (j.contains("generator")) {
+    if (!j["generator"].is_string()) bad("generator", "expected a string");
+    c.generator = j["generator"].get<std::string>();
+  }
+  if (j.contains("seed")) c.seed = number<uint64_t>(j["seed"], "seed");
+  if (j.contains("min_ops")) c.minOps = number<int>(j["min_ops"], "min_ops");
+  if (j.contains("max_ops")) c.maxOps = number<int>(j["max_ops"], "max_ops");
+  if (j.contains("max_rank")) c.limits.maxRank = number<int>(j["max_rank"], "max_rank");
+  if (j.contains("min_dim")) c.limits.minDim = number<int64_t>(j["min_dim"], "min_dim");
+  if (j.contains("max_dim")) c.limits.maxDim = number<int64_t>(j["max_dim"], "max_dim");
+  if (j.contains("picking_rate")) c.pickingRate = number<double>(j["picking_rate"], "picking_rate");
+  if (j.contains("weight_rate")) c.weightRate = number<double>(j["weight_rate"], "weight_rate");
+  if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
+  if (j.contains("dtypes")) {
+    const json& d = j["dtypes"];
+    if (!d.is_object()) bad("dtypes", "expected an object like {\"f32\": 1}");
+    c.limits.dtypes.clear();
+    c.limits.dtypeWeights.clear();
+    for (DType dtype : kAllDTypes) {
+      const std::string name(dtypeName(dtype));
+      if (!d.contains(name)) continue;
+      const double w = number<double>(d[name], "dtypes." + name);
+      if (w < 0) bad("dtypes." + name, "weight must be >= 0");
+      if (w == 0) continue;
+      c.limits.dtypes.push_back(dtype);
+      c.limits.dtypeWeights.push_back(w);
+    }
+    for (const auto& [name, _] : d.items())
+      if (!dtypeFromName(name)) bad("dtypes", "unknown dtype '" + name + "' (known: f32 f64 i32 i64 i8 u8 bool)");
+  }
+  if (j.contains("ops")) {
+    const json& o = j["ops"];
+    if (!o.is_object()) bad("ops", "expected an object like {\"*\": 1, \"Conv\": 2}");
+    for (const auto& [name, _] : o.items())
+      if (name != "*" && !findOp(name)) bad("ops", "unknown operator '" + name + "'");
+    const double rest = o.contains("*") ? number<double>(o["*"], "ops.*") : 0.0;
+    c.ops.clear();
+    c.opWeights.clear();
+    for (const OpSpec* spec : allOps()) {
+      const std::string name(spec->name);
+      const double w = o.contains(name) ? number<double>(o[name], "ops." + name) : rest;
+      if (w < 0) bad("ops." + name, "weight must be >= 0");
+      if (w == 0) continue;
+      c.ops.push_back(spec);
+      c.opWeights.push_back(w);
+    }
+  }
+  if (j.contains("exclude_ops")) {
+    const json& e = j["exclude_ops"];
+    if (!e.is_array()) bad("exclude_ops", "expected a list of operator names");
+    for (const json& name : e) {
+      if (!name.is_string()) bad("exclude_ops", "expected operator names");
+      const OpSpec* spec = findOp(name.get<std::string>());
+      if (!spec) bad("exclude_ops", "unknown operator '" + name.get<std::string>() + "'");
+      for (size_t i = 0; i < c.ops.size(); ++i)
+        if (c.ops[i] == spec) {
+          c.ops.erase(c.ops.begin() + static_cast<std::ptrdiff_t>(i));
+          c.opWeights.erase(c.opWeights.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+    }
+  }
+  return c;
+}
+
+GenConfig loadConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read config file " + path);
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw Error("config file " + path + " is not valid JSON: " + e.what());
+  }
+  return applyConfigJson(defaultConfig(), j);
+}
+
+void validateConfig(const GenConfig& c) {
+  if (c.generator != "isra" && c.generator != "declgen" && c.generator != "randoop")
+    throw Error("unknown generator '" + c.generator + "' (known: isra, declgen, randoop)");
+  if (c.minOps < 1) throw Error("min_ops must be >= 1, got " + std::to_string(c.minOps));
+  if (c.minOps > c.maxOps)
+    throw Error("min_ops (" + std::to_string(c.minOps) + ") is greater than max_ops (" + std::to_string(c.maxOps) + ")");
+  if (c.maxOps > 100000) throw Error("max_ops must be <= 100000");
+  if (c.limits.maxRank < 0 || c.limits.maxRank > 8) throw Error("max_rank must be in [0, 8]");
+  if (c.limits.minDim < 1 || c.limits.minDim > c.limits.maxDim)
+    throw Error("need 1 <= min_dim <= max_dim, got min_dim " + std::to_string(c.limits.minDim) + ", max_dim " +
+                std::to_string(c.limits.maxDim));
+  if (c.limits.maxDim > 64) throw Error("max_dim must be <= 64");
+  if (!(c.pickingRate >= 0 && c.pickingRate <= 1)) throw Error("picking_rate must be in [0, 1]");
+  if (!(c.weightRate >= 0 && c.weightRate <= 1)) throw Error("weight_rate must be in [0, 1]");
+  if (c.opset != 17) throw Error("opset " + std::to_string(c.opset) + " is not supported (the op library implements opset 17)");
+  if (c.limits.dtypes.empty()) throw Error("dtypes: at least one dtype needs a weight > 0");
+  bool anyUsable = false;
+  for (const OpSpec* spec : c.ops) anyUsable = anyUsable || usableUnder(*spec, c.limits);
+  if (!anyUsable) throw Error("no allowed operator can be generated with these dtypes and max_rank");
+}
+
+json configToJson(const GenConfig& c) {
+  json j;
+  j["generator"] = c.generator;
+  j["seed"] = c.seed;
+  j["min_ops"] = c.minOps;
+  j["max_ops"] = c.maxOps;
+  j["max_rank"] = c.limits.maxRank;
+  j["min_dim"] = c.limits.minDim;
+  j["max_dim"] = c.limits.maxDim;
+  j["picking_rate"] = c.pickingRate;
+  j["weight_rate"] = c.weightRate;
+  j["opset"] = c.opset;
+  json dtypes = json::object();
+  for (size_t i = 0; i < c.limits.dtypes.size(); ++i)
+    dtypes[std::string(dtypeName(c.limits.dtypes[i]))] = i < c.limits.dtypeWeights.size() ? c.limits.dtypeWeights[i] : 1.0;
+  j["dtypes"] = dtypes;
+  json ops = json::object();
+  for (size_t i = 0; i < c.ops.size(); ++i) ops[std::string(c.ops[i]->name)] = c.opWeights[i];
+  j["ops"] = ops;
+  return j;
+}
+
+std::string configHash(const GenConfig& c) {
+  json j = configToJson(c);
+  j.erase("seed");  // the seed is recorded on its own; the hash names the policy
+  const std::string text = j.dump();
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : text) h = (h ^ ch) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace nnfuzz

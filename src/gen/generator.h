@@ -1,0 +1,42 @@
+// generator.h - model generators behind one interface.
+//
+// A generator turns (config, seed) into a GeneratedCase: a verified graph, the concrete
+// input values, and the reference outputs. Case i of a run uses seed caseSeed(seed, i),
+// so cases are independent, replayable one by one and can be made in parallel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gen/config.h"
+#include "ir/graph.h"
+
+namespace nnfuzz {
+
+struct GeneratedCase {
+  Graph graph;
+  std::vector<Tensor> inputs;   ///< one per runtime input, graph.inputs() order
+  std::vector<Tensor> outputs;  ///< reference outputs, graph.outputs() order
+  bool nonFinite = false;       ///< some reference output is NaN/Inf: not a normal test
+  int requestedOps = 0;         ///< the op count drawn for this case
+  int attempts = 0;             ///< operator (isra/randoop) or graph (declgen) attempts made
+  std::vector<std::string> opTypes() const;
+};
+
+class Generator {
+ public:
+  virtual ~Generator() = default;
+  virtual GeneratedCase generate(Rng& rng) = 0;
+};
+
+/// The generator the config names. The config must have passed validateConfig.
+std::unique_ptr<Generator> makeGenerator(const GenConfig& config);
+
+/// The seed of case `index` of a run seeded with `seed`.
+uint64_t caseSeed(uint64_t seed, uint64_t index);
+
+/// Generates case `index` of a run: makeGenerator(config) with caseSeed(config.seed, index).
+GeneratedCase generateCase(const GenConfig& config, uint64_t index);
+
+}  // namespace nnfuzz

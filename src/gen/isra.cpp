@@ -1,0 +1,123 @@
+// isra.cpp - the Isra generator (seed 003): append operations in topological order, each
+// instantiated backtrack-free in the fixed order of instantiateOp, reusing existing
+// values with the picking rate.
+//
+// Beyond the paper, every operation is evaluated as it is appended. An operation whose
+// result would be non-finite, huge, or too sensitive to float32 rounding to compare
+// (OpSpec::unstable) is not appended; another one is drawn. This is a numeric filter,
+// not a constraint backtrack: shapes and attributes never need it.
+#include <cmath>
+
+#include "gen/generators.h"
+#include "gen/value_pool.h"
+#include "interp/interpreter.h"
+#include "interp/values.h"
+
+namespace nnfuzz {
+
+namespace {
+
+/// Results above this magnitude make relative comparison across SUTs meaningless.
+constexpr double kMaxMagnitude = 1e6;
+
+class IsraGen : public Generator {
+ public:
+  explicit IsraGen(const GenConfig& config) : config_(config) {
+    for (size_t i = 0; i < config.ops.size(); ++i)
+      if (usableUnder(*config.ops[i], config.limits)) {
+        ops_.push_back(config.ops[i]);
+        weights_.push_back(config.opWeights[i]);
+      }
+  }
+
+  GeneratedCase generate(Rng& rng) override {
+    GeneratedCase out;
+    Graph& g = out.graph;
+    ValuePool pool(g, rng);
+    const int target = static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps));
+    out.requestedOps = target;
+    int added = 0;
+    const int maxAttempts = 20 * target + 100;
+    constexpr int kHardCap = 1000000;
+    std::vector<Tensor> fresh;
+    std::vector<const Tensor*> operandData;
+    // Keep going past maxAttempts only while the graph is still empty: a model needs an op.
+    while ((added < target && out.attempts < maxAttempts) || (added == 0 && out.attempts < kHardCap)) {
+      ++out.attempts;
+      const OpSpec& spec = *ops_[rng.weighted(weights_)];
+      Instantiation inst = instantiateOp(spec, rng, config_.limits, &pool, config_.pickingRate);
+      if (!inst.ok()) continue;  // only when a sampler is unsound; the tests count these
+
+      // Concrete operands: reused values' data, or fresh data in the operand's range.
+      fresh.assign(inst.operands.size(), Tensor());
+      operandData.assign(inst.operands.size(), nullptr);
+      for (size_t k = 0; k < inst.operands.size(); ++k) {
+        const Operand& op = inst.operands[k];
+        if (op.omitted) continue;
+        if (op.existing != kNoValue) {
+          operandData[k] = &pool.data(op.existing);
+          continue;
+        }
+        fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng);
+        operandData[k] = &fresh[k];
+      }
+      std::vector<Tensor> results = evalOp(spec, operandData, inst.attrs, inst.outputTypes);
+      if (!acceptable(spec, operandData, inst.attrs, results)) continue;
+
+      // Commit: fresh operands become inputs or weights, then the node.
+      std::vector<ValueId> operands(inst.operands.size(), kNoValue);
+      for (size_t k = 0; k < inst.operands.size(); ++k) {
+        const Operand& op = inst.operands[k];
+        if (op.omitted) continue;
+        if (op.existing != kNoValue) {
+          operands[k] = op.existing;
+          continue;
+        }
+        const bool weight = op.constant || rng.bernoulli(config_.weightRate);
+        operands[k] = weight ? g.addWeight(fresh[k]) : g.addInput(fresh[k].type);
+        pool.add(operands[k], std::move(fresh[k]));
+      }
+      const NodeId node = g.addNode(std::string(spec.name), std::move(operands), std::move(inst.attrs), inst.outputTypes);
+      for (size_t r = 0; r < results.size(); ++r) pool.add(g.node(node).outputs[r], std::move(results[r]));
+      ++added;
+    }
+    finish(out, pool);
+    return out;
+  }
+
+ private:
+  static bool acceptable(const OpSpec& spec, const std::vector<const Tensor*>& operands, const Attributes& attrs,
+                         std::vector<Tensor>& results) {
+    for (const Tensor& t : results)
+      if (!allFinite(t, kMaxMagnitude)) return false;
+    if (spec.unstable) {
+      KernelArgs args{operands, attrs, results};
+      if (spec.unstable(args)) return false;
+    }
+    return true;
+  }
+
+  static void finish(GeneratedCase& out, const ValuePool& pool) {
+    Graph& g = out.graph;
+    std::vector<ValueId> outputs;
+    for (NodeId id : g.nodes())
+      for (ValueId v : g.node(id).outputs)
+        if (g.value(v).uses.empty()) outputs.push_back(v);
+    g.setOutputs(outputs);
+    for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
+    for (ValueId v : outputs) {
+      out.outputs.push_back(pool.data(v));
+      out.nonFinite = out.nonFinite || !allFinite(out.outputs.back());
+    }
+  }
+
+  const GenConfig& config_;
+  std::vector<const OpSpec*> ops_;
+  std::vector<double> weights_;
+};
+
+}  // namespace
+
+std::unique_ptr<Generator> makeIsraGen(const GenConfig& config) { return std::make_unique<IsraGen>(config); }
+
+}  // namespace nnfuzz

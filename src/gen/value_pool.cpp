@@ -1,0 +1,45 @@
+#include "gen/value_pool.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nnfuzz {
+
+void ValuePool::add(ValueId id, Tensor data) {
+  if (data_.size() <= id) {
+    data_.resize(id + 1);
+    summaries_.resize(id + 1);
+  }
+  Summary s;
+  if (!data.data.empty()) {
+    s.min = s.max = data.data[0];
+    s.minAbs = std::abs(data.data[0]);
+    for (double x : data.data) {
+      s.min = std::min(s.min, x);
+      s.max = std::max(s.max, x);
+      s.minAbs = std::min(s.minAbs, std::abs(x));
+    }
+  }
+  summaries_[id] = s;
+  data_[id] = std::move(data);
+  ids_.push_back(id);
+}
+
+ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
+                                const std::function<ValueRange(const TensorType&)>& rangeOf) {
+  candidates_.clear();
+  for (ValueId id : ids_) {
+    const TensorType& type = graph_.value(id).type;
+    if (!accepts(type)) continue;
+    if (type.dtype != DType::Bool) {
+      const ValueRange r = rangeOf(type);
+      const Summary& s = summaries_[id];
+      if (s.min < r.lo || s.max > r.hi || s.minAbs < r.minMagnitude) continue;
+    }
+    candidates_.push_back(id);
+  }
+  if (candidates_.empty()) return kNoValue;
+  return candidates_[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(candidates_.size()) - 1))];
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,39 @@
+// value_pool.h - the values a generator has made so far, with their concrete contents.
+//
+// Generators evaluate every operation as they append it (YARPGen's "evaluate while
+// generating"), so each value has data; the pool caches each value's range so that
+// "may this value feed an operand that needs values in [lo, hi]?" costs O(1).
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/instantiate.h"
+
+namespace nnfuzz {
+
+class ValuePool : public OperandSource {
+ public:
+  ValuePool(Graph& graph, Rng& rng) : graph_(graph), rng_(rng) {}
+
+  /// Records the contents of a value the graph now holds.
+  void add(ValueId id, Tensor data);
+  const Tensor& data(ValueId id) const { return data_[id]; }
+
+  ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
+                       const std::function<ValueRange(const TensorType&)>& rangeOf) override;
+  const TensorType& typeOf(ValueId value) const override { return graph_.value(value).type; }
+
+ private:
+  struct Summary {
+    double min = 0, max = 0, minAbs = 0;
+  };
+  Graph& graph_;
+  Rng& rng_;
+  std::vector<ValueId> ids_;
+  std::vector<Tensor> data_;         // by value id
+  std::vector<Summary> summaries_;   // by value id
+  std::vector<ValueId> candidates_;  // scratch
+};
+
+}  // namespace nnfuzz

@@ -1,0 +1,22 @@
+// model_check.h - ONNX's own validity checks on a model, optionally against our types.
+//
+// checkModel is python's onnx.checker.check_model(model, full_check=True): the structural
+// checker, then strict shape inference with type checking on a copy whose value_info is
+// cleared. With `ours` (the graph the model was exported from or imported into), the
+// types ONNX infers for every node result, and the declared graph input and output types,
+// must equal ours exactly; models and graphs are paired node by node in order (Constant
+// nodes of the model are skipped, import turns them into weights). Returns the first
+// problem as one line, or nullopt when the model is fine.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/graph.h"
+#include "onnx/onnx_pb.h"
+
+namespace nnfuzz {
+
+std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph* ours = nullptr);
+
+}  // namespace nnfuzz

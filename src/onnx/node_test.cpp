@@ -1,0 +1,363 @@
+// node_test.cpp - the ONNX backend node tests, run against nnfuzz's reference kernels.
+//
+// Test suite NodeTests. For every test folder under both data roots
+//   debian:   $NNFUZZ_TESTDATA_DIR/node           (libonnx-testdata, onnx 1.12)
+//   onnxX_Y:  <python onnx package>/backend/test/data/node  (pip onnx, found with python3)
+// whose model is a single node of an operator in our registry, one test
+// NodeTests.Run/<folder>__<root> imports model.onnx, runs the reference on every
+// test_data_set_*/input_N.pb and compares with output_N.pb: rtol 1e-3, atol 1e-7 for
+// floats, integers and bools exact, NaN positions equal, dtype and shape equal.
+//
+// A test is SKIPPED, with its reason, when
+//  - the model's opset selects another schema version of the op than the one we implement
+//    (OpSpec::sinceVersion; for opset > 17 the version comes from python's onnx.defs, and
+//    without python those tests skip saying so);
+//  - import fails on something nnfuzz does not model (dtype, attribute form, dynamic shape,
+//    more outputs than we model, ...), including our shape inference rejecting the node.
+//    NNFUZZ_NODE_STRICT=1 turns inference rejections into failures.
+// At the end a summary prints per-op run/passed/failed/skipped counts, every skip with its
+// reason and every failure with its max abs/rel error.
+//
+// Usage:
+//   NNFUZZ_NODE_OPS=Conv,MaxPool build/onnx_test --gtest_filter='NodeTests.*'
+//   build/onnx_test --gtest_filter='NodeTests.Run/test_abs*'
+// NNFUZZ_NODE_OPS restricts the tests (and the summary) to the listed op types.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "interp/interpreter.h"
+#include "onnx/compare.h"
+#include "onnx/import.h"
+#include "onnx/tensor_proto.h"
+#include "ops/registry.h"
+
+namespace nnfuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct NodeCase {
+  std::string folder;  // test_abs
+  std::string root;    // debian, onnx1_22
+  fs::path dir;
+  std::string op;
+  int opset = 0;
+};
+
+struct Outcome {
+  std::string test, reason;
+};
+struct OpStats {
+  int run = 0, passed = 0, failed = 0, skipped = 0;
+};
+
+struct Summary {
+  std::vector<std::string> notes;  // data roots, what was not applicable
+  std::map<std::string, OpStats> perOp;
+  std::vector<Outcome> skips, failures;
+  std::set<std::string> requested;  // NNFUZZ_NODE_OPS, empty = all
+};
+
+Summary& summary() {
+  static Summary s;
+  return s;
+}
+
+// Runs a shell command and returns its stdout, or nullopt if it failed.
+std::optional<std::string> runCommand(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  if (pclose(pipe) != 0) return std::nullopt;
+  return out;
+}
+
+std::set<std::string> requestedOps() {
+  std::set<std::string> ops;
+  const char* env = std::getenv("NNFUZZ_NODE_OPS");
+  if (!env) return ops;
+  std::stringstream ss(env);
+  std::string op;
+  while (std::getline(ss, op, ','))
+    if (!op.empty()) ops.insert(op);
+  return ops;
+}
+
+void discoverRoot(const fs::path& root, const std::string& label, std::vector<NodeCase>& cases) {
+  Summary& s = summary();
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    s.notes.push_back("data root " + label + " (" + root.string() + ") is missing");
+    return;
+  }
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(root, ec))
+    if (entry.is_directory()) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  int unreadable = 0, multiNode = 0, unknownOp = 0, notRequested = 0, taken = 0;
+  for (const fs::path& dir : dirs) {
+    onnx::ModelProto model;
+    try {
+      model = loadModelFile(dir / "model.onnx");
+    } catch (const Error&) {
+      ++unreadable;
+      continue;
+    }
+    if (model.graph().node_size() != 1) {
+      ++multiNode;
+      continue;
+    }
+    const auto& node = model.graph().node(0);
+    if (!(node.domain().empty() || node.domain() == "ai.onnx") || !findOp(node.op_type())) {
+      ++unknownOp;
+      continue;
+    }
+    if (!s.requested.empty() && !s.requested.count(node.op_type())) {
+      ++notRequested;
+      continue;
+    }
+    cases.push_back({dir.filename().string(), label, dir, node.op_type(), defaultOpset(model).value_or(0)});
+    ++taken;
+  }
+  s.notes.push_back("data root " + label + " (" + root.string() + "): " + std::to_string(dirs.size()) +
+                    " folders, " + std::to_string(taken) + " taken; not applicable: " + std::to_string(unknownOp) +
+                    " ops not in the registry, " + std::to_string(multiNode) + " multi-node models, " +
+                    std::to_string(unreadable) + " unreadable" +
+                    (s.requested.empty() ? "" : ", " + std::to_string(notRequested) + " not in NNFUZZ_NODE_OPS"));
+}
+
+// Python's onnx: version label and node data root.
+std::optional<std::pair<std::string, fs::path>> pythonOnnx() {
+  auto out = runCommand(
+      "python3 -c \"import onnx,os;print(onnx.__version__);"
+      "print(os.path.join(os.path.dirname(onnx.__file__),'backend','test','data','node'))\" 2>/dev/null");
+  if (!out) return std::nullopt;
+  std::stringstream ss(*out);
+  std::string version, path;
+  if (!std::getline(ss, version) || !std::getline(ss, path)) return std::nullopt;
+  std::string label = "onnx" + version.substr(0, version.rfind('.'));
+  std::replace(label.begin(), label.end(), '.', '_');
+  return std::make_pair(label, fs::path(path));
+}
+
+// since_version of (op, opset) pairs above what the C++ library knows, asked of python once.
+class PythonSchemas {
+ public:
+  explicit PythonSchemas(const std::vector<NodeCase>& cases) {
+    std::set<std::string> pairs;
+    for (const auto& c : cases)
+      if (c.opset > knownOpset()) pairs.insert(c.op + ":" + std::to_string(c.opset));
+    if (pairs.empty()) return;
+    std::string cmd =
+        "python3 -c \"import sys,onnx.defs as d\nfor a in sys.argv[1:]:\n op,v=a.split(':')\n"
+        " try: print(op,v,d.get_schema(op,int(v),'').since_version)\n except Exception: print(op,v,-1)\"";
+    for (const auto& p : pairs) cmd += " " + p;
+    auto out = runCommand(cmd + " 2>/dev/null");
+    if (!out) {
+      problem_ = "python3 with onnx is not available to look up schema versions above opset " +
+                 std::to_string(knownOpset());
+      return;
+    }
+    std::stringstream ss(*out);
+    std::string op;
+    int opset, since;
+    while (ss >> op >> opset >> since) table_[{op, opset}] = since;
+  }
+  // since_version, or an error text.
+  std::variant<int, std::string> lookup(const std::string& op, int opset) const {
+    if (!problem_.empty()) return problem_;
+    auto it = table_.find({op, opset});
+    if (it == table_.end() || it->second < 0)
+      return "python's onnx knows no schema of " + op + " at opset " + std::to_string(opset);
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<std::string, int>, int> table_;
+  std::string problem_;
+};
+
+// Built on first use, so runs that skip every node test never start python.
+const PythonSchemas& pythonSchemas(const std::vector<NodeCase>* cases = nullptr) {
+  static const std::vector<NodeCase>* all = nullptr;
+  if (cases) {
+    all = cases;
+    static const PythonSchemas unused{{}};
+    return unused;
+  }
+  static const PythonSchemas schemas(*all);
+  return schemas;
+}
+
+void PrintTo(const NodeCase& c, std::ostream* os) { *os << c.folder << " [" << c.root << "]"; }
+
+// Discovery runs inside gtest's test registration (not at static initialisation, when op
+// specs may not be constructible yet).
+std::vector<NodeCase> discoverCases() {
+  Summary& s = summary();
+  s.requested = requestedOps();
+  std::vector<NodeCase> cases;
+  discoverRoot(fs::path(NNFUZZ_TESTDATA_DIR) / "node", "debian", cases);
+  if (auto py = pythonOnnx()) {
+    discoverRoot(py->second, py->first, cases);
+  } else {
+    s.notes.push_back("python3 with onnx not found: its node tests are not run");
+  }
+  static std::vector<NodeCase> all;
+  all = cases;
+  pythonSchemas(&all);
+  return cases;
+}
+
+std::string caseName(const ::testing::TestParamInfo<NodeCase>& info) {
+  std::string name = info.param.folder + "__" + info.param.root;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+class NodeTests : public ::testing::TestWithParam<NodeCase> {
+ public:
+  void run() {
+    const NodeCase& case_ = GetParam();
+    Summary& s = summary();
+    const std::string test = case_.folder + " [" + case_.root + "]";
+    OpStats& stats = s.perOp[case_.op];
+    auto skip = [&](const std::string& reason) {
+      ++stats.skipped;
+      s.skips.push_back({test, reason});
+      GTEST_SKIP() << reason;
+    };
+    const OpSpec& spec = *findOp(case_.op);
+
+    // The schema version the model's opset selects must be the one we implement.
+    std::variant<int, std::string> since = std::string("the model imports no default-domain opset");
+    if (case_.opset > knownOpset()) {
+      since = pythonSchemas().lookup(case_.op, case_.opset);
+    } else if (case_.opset > 0) {
+      if (auto v = schemaSinceVersion(case_.op, case_.opset)) since = *v;
+      else since = "onnx knows no schema of " + case_.op + " at opset " + std::to_string(case_.opset);
+    }
+    if (auto* why = std::get_if<std::string>(&since)) return skip(*why);
+    if (std::get<int>(since) != spec.sinceVersion)
+      return skip("opset " + std::to_string(case_.opset) + " selects " + case_.op + "-" +
+                  std::to_string(std::get<int>(since)) + ", nnfuzz implements " + case_.op + "-" +
+                  std::to_string(spec.sinceVersion));
+
+    Graph graph;
+    try {
+      graph = importModel(loadModelFile(case_.dir / "model.onnx"));
+    } catch (const InferenceRejected& e) {
+      const char* strict = std::getenv("NNFUZZ_NODE_STRICT");
+      if (strict && std::string(strict) == "1") return fail(test, stats, std::string("import: ") + e.what(), 0, 0);
+      return skip(std::string("our shape inference rejects it: ") + e.what());
+    } catch (const Error& e) {
+      return skip(std::string("import: ") + e.what());
+    }
+
+    std::vector<fs::path> sets;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(case_.dir, ec))
+      if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+        sets.push_back(entry.path());
+    std::sort(sets.begin(), sets.end());
+    if (sets.empty()) return skip("no test_data_set_* folders");
+
+    ++stats.run;
+    double maxAbs = 0, maxRel = 0;
+    std::string firstProblem;
+    for (const fs::path& set : sets) {
+      const std::string where = set.filename().string() + ": ";
+      try {
+        std::vector<Tensor> inputs, expected;
+        for (size_t k = 0; fs::exists(set / ("input_" + std::to_string(k) + ".pb")); ++k)
+          inputs.push_back(readTensorFile(set / ("input_" + std::to_string(k) + ".pb")));
+        for (size_t k = 0; fs::exists(set / ("output_" + std::to_string(k) + ".pb")); ++k)
+          expected.push_back(readTensorFile(set / ("output_" + std::to_string(k) + ".pb")));
+        if (expected.size() != graph.outputs().size()) {
+          if (firstProblem.empty())
+            firstProblem = where + std::to_string(expected.size()) + " expected outputs, the model has " +
+                           std::to_string(graph.outputs().size());
+          continue;
+        }
+        const auto actual = runGraph(graph, inputs);
+        for (size_t k = 0; k < expected.size(); ++k) {
+          const CompareResult r = compareTensors(actual[k], expected[k], Tolerance{1e-3, 1e-7});
+          maxAbs = std::max(maxAbs, r.maxAbsError);
+          maxRel = std::max(maxRel, r.maxRelError);
+          if (!r.ok && firstProblem.empty()) firstProblem = where + "output " + std::to_string(k) + ": " + r.problem;
+        }
+      } catch (const std::exception& e) {
+        if (firstProblem.empty()) firstProblem = where + e.what();
+      }
+    }
+    if (!firstProblem.empty()) return fail(test, stats, firstProblem, maxAbs, maxRel);
+    ++stats.passed;
+  }
+
+ protected:
+  static void fail(const std::string& test, OpStats& stats, const std::string& problem, double maxAbs, double maxRel) {
+    ++stats.failed;
+    std::ostringstream line;
+    line << problem << " [max abs error " << maxAbs << ", max rel error " << maxRel << "]";
+    summary().failures.push_back({test, line.str()});
+    ADD_FAILURE() << test << ": " << line.str();
+  }
+};
+
+TEST_P(NodeTests, Run) { run(); }
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NodeTests);
+INSTANTIATE_TEST_SUITE_P(, NodeTests, ::testing::ValuesIn(discoverCases()), caseName);
+
+class SummaryPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const Summary& s = summary();
+    int run = 0, passed = 0, failed = 0, skipped = 0;
+    for (const auto& [op, st] : s.perOp) {
+      run += st.run, passed += st.passed, failed += st.failed, skipped += st.skipped;
+    }
+    if (s.perOp.empty() && s.requested.empty()) return;  // NodeTests filtered out
+    std::ostringstream out;
+    out << "\n==== ONNX node tests against the nnfuzz reference ====\n";
+    for (const auto& note : s.notes) out << "  " << note << "\n";
+    for (const auto& op : s.requested)
+      if (!findOp(op)) out << "  NNFUZZ_NODE_OPS names " << op << ", which is not in the registry\n";
+      else if (!s.perOp.count(op)) out << "  no node tests ran for " << op << "\n";
+    out << "  op                     run  passed  failed  skipped\n";
+    for (const auto& [op, st] : s.perOp) {
+      char line[128];
+      std::snprintf(line, sizeof line, "  %-20s %5d %7d %7d %8d\n", op.c_str(), st.run, st.passed, st.failed,
+                    st.skipped);
+      out << line;
+    }
+    char total[128];
+    std::snprintf(total, sizeof total, "  %-20s %5d %7d %7d %8d\n", "TOTAL", run, passed, failed, skipped);
+    out << total;
+    if (!s.skips.empty()) out << "  skipped:\n";
+    for (const auto& sk : s.skips) out << "    " << sk.test << ": " << sk.reason << "\n";
+    if (!s.failures.empty()) out << "  FAILED:\n";
+    for (const auto& f : s.failures) out << "    " << f.test << ": " << f.reason << "\n";
+    std::fputs(out.str().c_str(), stdout);
+    std::fflush(stdout);
+  }
+};
+
+[[maybe_unused]] ::testing::Environment* const kSummaryPrinter =
+    ::testing::AddGlobalTestEnvironment(new SummaryPrinter);
+
+}  // namespace
+}  // namespace nnfuzz
