@@ -51,7 +51,7 @@ class IsraGen : public Generator {
         continue;
       }
       const auto typeOperand = static_cast<size_t>(spec.typeOperand);
-      if (typeOperand < inst.operands.size() && config_.avoids(spec, inst.operands[typeOperand].type.dtype)) continue;
+      if (typeOperand < inst.operands.size() && config_.avoids(spec, inst.operands[typeOperand].type, inst.attrs)) continue;
 
       // Concrete operands: reused values' data, or fresh data in the operand's range.
       fresh.assign(inst.operands.size(), Tensor());
