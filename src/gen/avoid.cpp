@@ -26,6 +26,13 @@ constexpr const char* kOnnxRuntimeRules = R"json([
   {"op": "Softsign", "dtypes": ["f64"], "why": "no kernel"},
   {"op": "ThresholdedRelu", "dtypes": ["f64"], "why": "no kernel"},
   {"op": "Where", "dtypes": ["bool"], "why": "no kernel"},
+  {"op": "Pow", "operand": 1, "dtypes": ["i8", "u8"], "why": "no kernel for these exponent types"},
+  {"op": "Conv", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "ConvTranspose", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "AveragePool", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Resize", "dtypes": ["f64", "i64"], "why": "no kernel"},
+  {"op": "DepthToSpace", "dtypes": ["i32", "i64", "bool"], "why": "no kernel"},
+  {"op": "SpaceToDepth", "dtypes": ["i32", "i64", "bool"], "why": "no kernel"},
   {"op": "Conv", "attrs": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"], "dilations": ["*"]},
    "why": "rejected: Dilation not supported for AutoPadType::SAME_UPPER or SAME_LOWER"},
   {"op": "MaxPool", "attrs": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"], "dilations": ["*"]},
@@ -47,10 +54,15 @@ bool containsValue(const std::vector<T>& list, const T& value) {
 
 }  // namespace
 
-bool AvoidRule::matches(const OpSpec& spec, const TensorType& typeOperand, const Attributes& attributes) const {
+bool AvoidRule::matches(const OpSpec& spec, const std::vector<const TensorType*>& operands,
+                        const Attributes& attributes) const {
   if (&spec != op) return false;
-  if (!dtypes.empty() && !containsValue(dtypes, typeOperand.dtype)) return false;
-  if (!ranks.empty() && !containsValue(ranks, typeOperand.rank())) return false;
+  if (!dtypes.empty() || !ranks.empty()) {
+    const auto k = static_cast<size_t>(operand >= 0 ? operand : spec.typeOperand);
+    if (k >= operands.size() || !operands[k]) return false;
+    if (!dtypes.empty() && !containsValue(dtypes, operands[k]->dtype)) return false;
+    if (!ranks.empty() && !containsValue(ranks, operands[k]->rank())) return false;
+  }
   for (const auto& [name, values] : attrs) {
     auto it = std::find_if(attributes.begin(), attributes.end(), [&](const auto& kv) { return kv.first == name; });
     if (it == attributes.end()) return false;
@@ -72,7 +84,11 @@ std::vector<AvoidRule> parseAvoidRules(const json& j) {
     if (!rule.op) bad(i, "unknown operator '" + r["op"].get<std::string>() + "'");
     for (const auto& [key, value] : r.items()) {
       if (key == "op") continue;
-      if (key == "why") {
+      if (key == "operand") {
+        if (!value.is_number_integer() || value.get<int>() < 0 || value.get<int>() >= rule.op->maxInputs)
+          bad(i, "operand must be an input index of " + std::string(rule.op->name));
+        rule.operand = value.get<int>();
+      } else if (key == "why") {
         rule.why = value.is_string() ? value.get<std::string>() : value.dump();
       } else if (key == "dtypes") {
         if (!value.is_array()) bad(i, "dtypes must be a list");
@@ -109,6 +125,7 @@ json avoidRulesToJson(const std::vector<AvoidRule>& rules) {
   for (const AvoidRule& rule : rules) {
     json r;
     r["op"] = std::string(rule.op->name);
+    if (rule.operand >= 0) r["operand"] = rule.operand;
     if (!rule.dtypes.empty()) {
       r["dtypes"] = json::array();
       for (DType d : rule.dtypes) r["dtypes"].push_back(std::string(dtypeName(d)));

@@ -11,7 +11,7 @@
 //   ]
 //
 // Every condition given must hold: dtypes/ranks look at the op's type operand
-// (OpSpec::typeOperand); attrs maps a name to values as the text form writes them
+// (OpSpec::typeOperand) unless "operand": k names another one; attrs maps a name to values as the text form writes them
 // (strings unquoted), "*" meaning "present with any value". Each rule may carry a "why".
 #pragma once
 
@@ -27,13 +27,15 @@ namespace nnfuzz {
 
 struct AvoidRule {
   const OpSpec* op = nullptr;
+  int operand = -1;           ///< whose dtype/rank dtypes and ranks test (-1: op->typeOperand)
   std::vector<DType> dtypes;  ///< empty: any
   std::vector<int> ranks;     ///< empty: any
   std::vector<std::pair<std::string, std::vector<std::string>>> attrs;
   std::string why;
 
-  /// Does a node of `op` with this type operand and these attributes fall under the rule?
-  bool matches(const OpSpec& spec, const TensorType& typeOperand, const Attributes& attributes) const;
+  /// Does a node of `op` with these operand types (nullptr = omitted) and attributes fall
+  /// under the rule?
+  bool matches(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attributes) const;
 };
 
 /// Parses a JSON list of rules; throws nnfuzz::Error naming the bad entry.

@@ -27,8 +27,9 @@ GenConfig defaultConfig() {
   return c;
 }
 
-bool GenConfig::avoids(const OpSpec& spec, const TensorType& typeOperand, const Attributes& attrs) const {
-  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, typeOperand, attrs); });
+bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
+                       const Attributes& attrs) const {
+  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, operands, attrs); });
 }
 
 namespace {

@@ -43,7 +43,7 @@ struct GenConfig {
   /// Configurations never to generate: what a target SUT lacks or is known to get wrong.
   std::vector<AvoidRule> avoid;
 
-  bool avoids(const OpSpec& spec, const TensorType& typeOperand, const Attributes& attrs) const;
+  bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };
 
 /// The built-in default: every operator, float32 mostly, Isra's paper settings, and the

@@ -50,8 +50,7 @@ class IsraGen : public Generator {
         if (out.unsoundOps++ == 0) out.firstUnsound = *problem;
         continue;
       }
-      const auto typeOperand = static_cast<size_t>(spec.typeOperand);
-      if (typeOperand < inst.operands.size() && config_.avoids(spec, inst.operands[typeOperand].type, inst.attrs)) continue;
+      if (!config_.avoid.empty() && config_.avoids(spec, operandTypes(inst), inst.attrs)) continue;
 
       // Concrete operands: reused values' data, or fresh data in the operand's range.
       fresh.assign(inst.operands.size(), Tensor());
@@ -91,6 +90,12 @@ class IsraGen : public Generator {
   }
 
  private:
+  static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
+    std::vector<const TensorType*> types;
+    for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
+    return types;
+  }
+
   /// A sampler bug: its own inference rejects what it sampled, or a result is empty.
   static std::optional<std::string> unsound(const OpSpec& spec, const Instantiation& inst) {
     if (!inst.ok()) return inst.error;
