@@ -33,6 +33,7 @@ std::optional<int> cumsumAxisOf(const Tensor& axis, int rank) {
 }
 
 InferResult inferCumSum(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"exclusive", "reverse"}); !e.empty()) return InferResult::fail(e);
   for (const char* name : {"exclusive", "reverse"}) {
     if (args.attrs.hasWrongKind<int64_t>(name)) return InferResult::fail(std::string(name) + " must be an int");
     const int64_t v = args.attrs.getInt(name, 0);
@@ -88,6 +89,7 @@ InputPattern triluK(const OpDraft& d) {
 }
 
 InferResult inferTrilu(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"upper"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("upper")) return InferResult::fail("upper must be an int");
   const int64_t upper = args.attrs.getInt("upper", 1);
   if (upper != 0 && upper != 1) return InferResult::fail("upper must be 0 or 1");

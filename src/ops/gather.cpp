@@ -70,6 +70,7 @@ std::string checkIndices(const InferArgs& args, int64_t n) {
 }
 
 InferResult inferGather(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"axis"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("axis")) return InferResult::fail("axis must be an int");
   const TensorType& x = *args.inputs[0];
   auto axis = normalizeAxis(args.attrs.getInt("axis", 0), x.rank());
@@ -121,6 +122,7 @@ InputPattern gatherElementsIndices(const OpDraft& d) {
 }
 
 InferResult inferGatherElements(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"axis"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("axis")) return InferResult::fail("axis must be an int");
   const TensorType& x = *args.inputs[0];
   auto axis = normalizeAxis(args.attrs.getInt("axis", 0), x.rank());

@@ -56,6 +56,7 @@ InputPattern reshapeShape(const OpDraft& d) {
 }
 
 InferResult inferReshape(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"allowzero"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("allowzero")) return InferResult::fail("allowzero must be an int");
   const int64_t allowzero = args.attrs.getInt("allowzero", 0);
   if (allowzero != 0 && allowzero != 1) return InferResult::fail("allowzero must be 0 or 1");
@@ -104,6 +105,7 @@ void flattenAttrs(OpDraft& d) {
 }
 
 InferResult inferFlatten(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"axis"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("axis")) return InferResult::fail("axis must be an int");
   const Shape& in = args.inputs[0]->shape;
   const int r = args.inputs[0]->rank();

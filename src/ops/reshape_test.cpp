@@ -33,6 +33,11 @@ TEST(Reshape, AllowzeroAndInvalidShapes) {
   EXPECT_EQ(run("Reshape", {&x, &plain}, attrsOf({{"allowzero", int64_t{1}}})).type.shape, (Shape{6, 4}));
 }
 
+TEST(Transpose, RejectsUnknownAttributes) {
+  const Tensor x = iota({2, 3});
+  EXPECT_FALSE(inferOp("Transpose", {&x}, attrsOf({{"axis", int64_t{0}}})).ok());
+}
+
 TEST(Flatten, AxisRange) {
   const Tensor x = iota({2, 3, 4});
   EXPECT_EQ(run("Flatten", {&x}).type.shape, (Shape{2, 12}));
