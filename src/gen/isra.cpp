@@ -46,7 +46,12 @@ class IsraGen : public Generator {
       ++out.attempts;
       const OpSpec& spec = *ops_[rng.weighted(weights_)];
       Instantiation inst = instantiateOp(spec, rng, config_.limits, &pool, config_.pickingRate);
-      if (!inst.ok()) continue;  // only when a sampler is unsound; the tests count these
+      if (auto problem = unsound(spec, inst)) {
+        if (out.unsoundOps++ == 0) out.firstUnsound = *problem;
+        continue;
+      }
+      const auto typeOperand = static_cast<size_t>(spec.typeOperand);
+      if (typeOperand < inst.operands.size() && config_.avoids(spec, inst.operands[typeOperand].type.dtype)) continue;
 
       // Concrete operands: reused values' data, or fresh data in the operand's range.
       fresh.assign(inst.operands.size(), Tensor());
@@ -86,6 +91,18 @@ class IsraGen : public Generator {
   }
 
  private:
+  /// A sampler bug: its own inference rejects what it sampled, or a result is empty.
+  static std::optional<std::string> unsound(const OpSpec& spec, const Instantiation& inst) {
+    if (!inst.ok()) return inst.error;
+    for (const TensorType& t : inst.outputTypes)
+      if (t.numel() == 0) {
+        std::string operands;
+        for (const Operand& op : inst.operands) operands += " " + (op.omitted ? std::string("_") : toString(op.type));
+        return std::string(spec.name) + " gives an empty result " + toString(t) + " from" + operands;
+      }
+    return std::nullopt;
+  }
+
   static bool acceptable(const OpSpec& spec, const std::vector<const Tensor*>& operands, const Attributes& attrs,
                          std::vector<Tensor>& results) {
     for (const Tensor& t : results)

@@ -64,7 +64,10 @@ const OpSpec& opTranspose() {
     s.name = "Transpose";
     s.sinceVersion = 13;
     s.dtypes = kAllTypes;
-    s.attrs = {intsAttr("perm", 0, 4, 0, 5)};
+    // Scalars are left out: an empty perm cannot be written in ONNX (an INTS attribute
+    // with no values fails the checker) and ONNX shape inference loses the rank.
+    s.minRank = 1;
+    s.attrs = {intsAttr("perm", 0, 4, 1, 5)};
     s.sampleAttrs = transposeAttrs;
     s.infer = inferTranspose;
     s.reference = transposeKernel;

@@ -1,0 +1,188 @@
+// pool.cpp - MaxPool (opset 12 schema) and AveragePool (opset 11 schema: no dilations)
+// over N x C x D1..Dn inputs: kernel_shape, strides, explicit or automatic padding,
+// ceil_mode, MaxPool's dilations and storage_order, AveragePool's count_include_pad.
+//
+// Only MaxPool's first output (Y) is produced: its Indices output depends on how ties
+// are broken and is left out. Explicit pads must be smaller than the kernel (ONNX
+// Runtime enforces it, and a window made of padding only has no max or average).
+#include <algorithm>
+#include <limits>
+
+#include "ops/nn_util.h"
+
+namespace nnfuzz {
+
+using namespace opsupport;
+using namespace nnsupport;
+
+namespace {
+
+constexpr int64_t kMaxKernel = 4;
+
+// Reads and checks a pooling node's geometry (max: MaxPool's attribute set).
+bool poolWindow(const Attributes& attrs, const Shape& xs, bool max, Window& w, std::string& err) {
+  err = max ? unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"})
+            : unknownAttr(attrs, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+  if (!err.empty()) return false;
+  const size_t n = xs.size() - 2;
+  if (!attrs.has("kernel_shape")) {
+    err = "kernel_shape is required";
+    return false;
+  }
+  std::vector<int64_t> kernel;
+  if (!readInts(attrs, "kernel_shape", n, 1, 1, kernel, err)) return false;
+  if (!readWindow(attrs, spatialDims(xs), kernel, max, w, err)) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (w.padBegin[i] >= kernel[i] || w.padEnd[i] >= kernel[i]) {
+      err = "pads must be smaller than the kernel";
+      return false;
+    }
+  int64_t flag = 0;
+  if (!readInt(attrs, "ceil_mode", 0, 1, 0, flag, err)) return false;
+  w.ceilMode = flag == 1;
+  if (max && !readInt(attrs, "storage_order", 0, 1, 0, flag, err)) return false;
+  if (!max && !readInt(attrs, "count_include_pad", 0, 1, 0, flag, err)) return false;
+  return resolveForward(w, err);
+}
+
+template <bool Max>
+InferResult inferPool(const InferArgs& a) {
+  const TensorType& x = *a.inputs[0];
+  Window w;
+  std::string err;
+  if (!poolWindow(a.attrs, x.shape, Max, w, err)) return InferResult::fail(err);
+  Shape out{x.shape[0], x.shape[1]};
+  out.insert(out.end(), w.out.begin(), w.out.end());
+  return {{TensorType{x.dtype, out}}, {}};
+}
+
+template <bool Max>
+void samplePoolAttrs(OpDraft& d) {
+  Rng& rng = *d.rng;
+  const Shape& xs = d.first().shape;
+  const size_t n = xs.size() - 2;
+  Window w;
+  w.autoPad = sampleAutoPad(rng, d.attrs);
+  w.in = spatialDims(xs);
+  w.kernel.assign(n, 1);
+  w.strides.assign(n, 1);
+  w.dilations.assign(n, 1);
+  w.padBegin.assign(n, 0);
+  w.padEnd.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t in = w.in[i];
+    if (Max && rng.bernoulli(0.25)) w.dilations[i] = rng.uniformInt(2, 3);
+    if (rng.bernoulli(0.4)) w.strides[i] = rng.uniformInt(2, 3);
+    const int64_t dil = w.dilations[i];
+    // Pads below the kernel give (k-1)*(dil-2) <= in-1 as the largest kernel that fits
+    // (padded); VALID needs the kernel extent inside the input.
+    int64_t kmax = kMaxKernel;
+    if (w.autoPad == AutoPad::Valid) kmax = std::min(kmax, (in - 1) / dil + 1);
+    if (w.autoPad == AutoPad::NotSet && dil > 2) kmax = std::min(kmax, (in - 1) / (dil - 2) + 1);
+    w.kernel[i] = rng.uniformInt(1, kmax);
+    const int64_t k = w.kernel[i], ek = w.extent(i);
+    if (w.autoPad == AutoPad::NotSet && (ek > in || rng.bernoulli(0.6))) {
+      w.padBegin[i] = rng.uniformInt(std::max<int64_t>(0, ek - in - (k - 1)), k - 1);
+      w.padEnd[i] = rng.uniformInt(std::max<int64_t>(0, ek - in - w.padBegin[i]), k - 1);
+    }
+  }
+  std::string err;
+  resolveForward(w, err);
+  // A dilated window may fall entirely into padding or between input elements; such a
+  // dim goes back to dilation 1, where every window meets the input (pads < kernel).
+  for (size_t i = 0; i < n; ++i)
+    if (!windowsNonEmpty(w, i)) w.dilations[i] = 1;
+  resolveForward(w, err);  // SAME pads follow the dilation
+  if (rng.bernoulli(0.4)) {
+    // ceil_mode only where ONNX shape inference and the runtime rule agree on the size.
+    Window c = w;
+    c.ceilMode = true;
+    bool agree = resolveForward(c, err);
+    for (size_t i = 0; agree && i < n; ++i) agree = onnxForwardSize(c, i) == c.out[i] && windowsNonEmpty(c, i);
+    if (agree) w.ceilMode = true;
+  }
+  d.attrs.setInts("kernel_shape", w.kernel);
+  writeInts(d.attrs, "strides", w.strides, 1, rng);
+  if (Max) writeInts(d.attrs, "dilations", w.dilations, 1, rng);
+  if (w.autoPad == AutoPad::NotSet) {
+    std::vector<int64_t> pads = w.padBegin;
+    pads.insert(pads.end(), w.padEnd.begin(), w.padEnd.end());
+    writeInts(d.attrs, "pads", pads, 0, rng);
+  }
+  if (w.ceilMode || rng.bernoulli(0.3)) d.attrs.setInt("ceil_mode", w.ceilMode ? 1 : 0);
+  if (Max && rng.bernoulli(0.2)) d.attrs.setInt("storage_order", 0);
+  if (!Max && rng.bernoulli(0.7)) d.attrs.setInt("count_include_pad", rng.uniformInt(0, 1));
+}
+
+template <bool Max>
+void poolKernel(KernelArgs& a) {
+  const Tensor& x = *a.inputs[0];
+  Tensor& y = a.outputs[0];
+  Window w;
+  std::string err;
+  poolWindow(a.attrs, x.type.shape, Max, w, err);
+  const bool includePad = a.attrs.getInt("count_include_pad", 0) == 1;
+  const int64_t planes = x.type.shape[0] * x.type.shape[1];
+  const int64_t inSize = product(w.in), outSize = product(w.out);
+  const double lowest = isFloat(x.type.dtype) ? -std::numeric_limits<double>::infinity()
+                                              : (x.type.dtype == DType::UInt8 ? 0.0 : -128.0);
+  std::vector<int64_t> o(w.rank(), 0), scratch;
+  std::vector<std::pair<int64_t, int64_t>> taps;
+  int64_t of = 0;
+  do {
+    windowTaps(w, o, scratch, taps);
+    // count_include_pad divides by the window clipped to the padded input.
+    double padded = 1;
+    for (size_t i = 0; i < w.rank(); ++i) {
+      const int64_t start = o[i] * w.strides[i] - w.padBegin[i];
+      padded *= static_cast<double>(std::min(start + w.kernel[i], w.in[i] + w.padEnd[i]) - start);
+    }
+    for (int64_t p = 0; p < planes; ++p) {
+      const double* plane = x.data.data() + p * inSize;
+      double acc = Max ? lowest : 0.0;
+      for (const auto& tap : taps) {
+        const double v = plane[tap.second];
+        acc = Max ? std::max(acc, v) : acc + v;
+      }
+      if (!Max) acc /= includePad ? padded : static_cast<double>(taps.size());
+      y.data[static_cast<size_t>(p * outSize + of)] = acc;
+    }
+    ++of;
+  } while (nextIndex(o, w.out));
+}
+
+OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes, bool max) {
+  OpSpec s;
+  s.name = name;
+  s.sinceVersion = version;
+  s.dtypes = std::move(dtypes);
+  s.minRank = 3;
+  s.maxRank = 5;
+  s.attrs = {autoPadDomain(), intDomain("ceil_mode", 0, 1), intsDomain("kernel_shape", 1, 5, 1, 3),
+             intsDomain("pads", 0, 3, 2, 6), intsDomain("strides", 1, 3, 1, 3)};
+  if (max) {
+    s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
+    s.attrs.push_back(intDomain("storage_order", 0, 1));
+  } else {
+    s.attrs.push_back(intDomain("count_include_pad", 0, 1));
+  }
+  s.sampleAttrs = max ? samplePoolAttrs<true> : samplePoolAttrs<false>;
+  s.infer = max ? inferPool<true> : inferPool<false>;
+  s.reference = max ? poolKernel<true> : poolKernel<false>;
+  return s;
+}
+
+}  // namespace
+
+const OpSpec& opMaxPool() {
+  static const OpSpec s =
+      poolSpec("MaxPool", 12, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8}, true);
+  return s;
+}
+
+const OpSpec& opAveragePool() {
+  static const OpSpec s = poolSpec("AveragePool", 11, kFloatTypes, false);
+  return s;
+}
+
+}  // namespace nnfuzz
