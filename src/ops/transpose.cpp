@@ -21,6 +21,7 @@ void transposeAttrs(OpDraft& d) {
 }
 
 InferResult inferTranspose(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"perm"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<std::vector<int64_t>>("perm")) return InferResult::fail("perm must be a list of ints");
   const Shape& in = args.inputs[0]->shape;
   const int r = args.inputs[0]->rank();
