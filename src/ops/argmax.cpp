@@ -45,6 +45,7 @@ template <typename F>
 void forEachLine(const Tensor& x, const Attributes& attrs, F f) {
   const auto axis = static_cast<size_t>(*normalizeAxis(attrs.getInt("axis", 0), x.type.rank()));
   const int64_t len = x.type.shape[axis], inner = product(x.type.shape, axis + 1);
+  if (x.numel() == 0) return;  // empty tensors (imported models)
   const int64_t outer = x.numel() / (len * inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) f(x.data.data() + o * len * inner + in, inner, len, o * inner + in);

@@ -178,6 +178,7 @@ void forEachLine(const Tensor& x, const Attributes& attrs, F f) {
   const int64_t p = attrs.getInt("p", 2);
   const int64_t len = x.type.shape[static_cast<size_t>(axis)];
   const int64_t inner = product(x.type.shape, static_cast<size_t>(axis) + 1);
+  if (x.numel() == 0) return;  // empty tensors (imported models)
   const int64_t outer = x.numel() / (len * inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) {
@@ -197,7 +198,7 @@ void lpNormKernel(KernelArgs& a) {
   forEachLine(x, a.attrs, [&](int64_t first, int64_t stride, int64_t len, double norm) {
     for (int64_t j = 0; j < len; ++j) {
       const auto i = static_cast<size_t>(first + j * stride);
-      y.data[i] = x.data[i] / norm;
+      y.data[i] = norm == 0 ? 0.0 : x.data[i] / norm;  // an all-zero line stays zero
     }
   });
 }

@@ -38,6 +38,7 @@ void globalPoolKernel(KernelArgs& a) {
   const auto p = static_cast<double>(a.attrs.getInt("p", 2));
   const int64_t planes = x.type.shape[0] * x.type.shape[1];
   const int64_t size = product(x.type.shape, 2);
+  if (size == 0) return;  // empty tensors (imported models)
   for (int64_t k = 0; k < planes; ++k) {
     const double* v = x.data.data() + k * size;
     double acc = P == Pool::Max ? v[0] : 0.0;

@@ -99,6 +99,7 @@ void matMulKernel(KernelArgs& args) {
   std::string err;
   plan(a.type.shape, b.type.shape, p, err);
   const int64_t m = p.m, k = p.k, n = p.n;
+  if (y.numel() == 0) return;  // empty tensors (imported models)
   std::vector<int64_t> index(p.batch.size(), 0);
   int64_t flat = 0;
   do {

@@ -126,6 +126,7 @@ void reduceInto(const Tensor& x, const Plan& plan, Tensor& y) {
   std::vector<double> acc(y.data.size(), init), shift(y.data.size(), -std::numeric_limits<double>::infinity());
   const int64_t count = x.numel() / static_cast<int64_t>(std::max<size_t>(1, y.data.size()));
   auto walk = [&](auto visit) {
+    if (x.numel() == 0) return;  // the empty set: results stay at their initial values
     std::vector<int64_t> index(shape.size(), 0);
     int64_t flat = 0;
     do {

@@ -31,6 +31,7 @@ void softmaxKernel(KernelArgs& a) {
   Tensor& y = a.outputs[0];
   const auto axis = static_cast<size_t>(*normalizeAxis(a.attrs.getInt("axis", -1), x.type.rank()));
   const int64_t len = x.type.shape[axis], inner = product(x.type.shape, axis + 1);
+  if (x.numel() == 0) return;  // empty tensors (imported models)
   const int64_t outer = x.numel() / (len * inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) {
