@@ -10,7 +10,8 @@
 //     "opset": 17,
 //     "dtypes": {"f32": 1, "f64": 0.1},      // dtypes of fresh tensors, with weights
 //     "ops": {"*": 1, "Conv": 2},             // allow-list with weights; "*" = every other op
-//     "exclude_ops": ["Resize"]
+//     "exclude_ops": ["Resize"],
+//     "avoid": {"Mean": ["f64"], "Where": ["bool"]}  // (op, dtype) pairs not to generate
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -38,9 +39,14 @@ struct GenConfig {
   int opset = 17;
   std::vector<const OpSpec*> ops;  ///< allowed operators, registry order
   std::vector<double> opWeights;   ///< parallel to ops
+  /// (op, dtype of its type operand) pairs never to generate: kernels a target SUT lacks.
+  std::vector<std::pair<const OpSpec*, DType>> avoid;
+
+  bool avoids(const OpSpec& spec, DType dtype) const;
 };
 
-/// The built-in default: every operator, float32 mostly, Isra's paper settings.
+/// The built-in default: every operator, float32 mostly, Isra's paper settings, and the
+/// (op, dtype) pairs ONNX Runtime's CPU provider has no kernel for avoided.
 GenConfig defaultConfig();
 /// Applies a JSON config on top of `base`. Throws nnfuzz::Error naming the bad field.
 GenConfig applyConfigJson(GenConfig base, const nlohmann::json& json);

@@ -47,6 +47,8 @@ class IsraGen : public Generator {
       const OpSpec& spec = *ops_[rng.weighted(weights_)];
       Instantiation inst = instantiateOp(spec, rng, config_.limits, &pool, config_.pickingRate);
       if (!inst.ok()) continue;  // only when a sampler is unsound; the tests count these
+      const auto typeOperand = static_cast<size_t>(spec.typeOperand);
+      if (typeOperand < inst.operands.size() && config_.avoids(spec, inst.operands[typeOperand].type.dtype)) continue;
 
       // Concrete operands: reused values' data, or fresh data in the operand's range.
       fresh.assign(inst.operands.size(), Tensor());

@@ -134,6 +134,7 @@ const OpSpec& opWhere() {
     t.sinceVersion = 16;
     t.minInputs = t.maxInputs = 3;
     t.dtypes = kBool;
+    t.typeOperand = 1;  // ONNX's T is X's dtype; the condition is always bool
     t.nextInput = whereOperand;
     t.infer = inferWhere;
     t.reference = whereKernel;

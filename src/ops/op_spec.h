@@ -135,6 +135,9 @@ struct OpSpec {
   std::vector<DType> dtypes;         ///< dtypes of the first input
   int minRank = 0, maxRank = 5;      ///< rank of the first input
   uint32_t constantInputs = 0;  ///< bit i: operand i must be a weight (shape-like argument)
+  /// The operand whose dtype is the schema's main type parameter T (what backends register
+  /// kernels by); configs that avoid (op, dtype) pairs look at this operand.
+  int typeOperand = 0;
   std::vector<AttrSpec> attrs;  ///< attribute domains for blind sampling
 
   /// Extra conditions on the first input beyond dtype and rank (nullptr: none). When set,

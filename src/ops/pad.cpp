@@ -1,0 +1,146 @@
+// pad.cpp - Pad (opset 13): pads is a constant int64 input [x1_begin, x2_begin, ...,
+// x1_end, x2_end, ...], negative pads crop; constant_value is an optional scalar input of
+// the data's dtype; mode is constant (default), reflect or edge.
+//
+// A negative pad crops that side first; the other side is then padded relative to the
+// cropped tensor (ONNX Runtime's reading). For edge and reflect that equals clamping or
+// mirroring about the original borders, as long as a reflect pad stays below the cropped
+// length, which we require (ORT rejects larger ones).
+#include "ops/shape_util.h"
+
+namespace nnfuzz {
+
+using namespace opsupport;
+using namespace shapeops;
+
+namespace {
+
+enum class Mode { Constant, Reflect, Edge };
+
+std::optional<Mode> modeOf(const Attributes& attrs) {
+  const std::string m = attrs.getString("mode", "constant");
+  if (m == "constant") return Mode::Constant;
+  if (m == "reflect") return Mode::Reflect;
+  if (m == "edge") return Mode::Edge;
+  return std::nullopt;
+}
+
+void padAttrs(OpDraft& d) {
+  const double u = d.rng->uniformReal(0, 1);
+  if (u < 0.3) return;
+  d.attrs.setString("mode", u < 0.45 ? "constant" : u < 0.72 ? "reflect" : "edge");
+}
+
+InputPattern padNext(const OpDraft& d) {
+  Rng& rng = *d.rng;
+  const TensorType& x = d.first();
+  if (d.inputTypes.size() == 2) {
+    if (rng.bernoulli(0.3)) return InputPattern::omitted();
+    return InputPattern::exactly(TensorType{x.dtype, {}}, defaultRange(x.dtype));
+  }
+  const bool reflect = modeOf(d.attrs) == Mode::Reflect;
+  const size_t r = x.shape.size();
+  std::vector<int64_t> pads(2 * r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t n = x.shape[i];
+    // Crop amounts first: the cropped length L stays >= 1.
+    int64_t cropBegin = 0, cropEnd = 0;
+    if (n > 1 && rng.bernoulli(0.25)) cropBegin = rng.uniformInt(1, n - 1);
+    if (n - cropBegin > 1 && rng.bernoulli(0.25)) cropEnd = rng.uniformInt(1, n - 1 - cropBegin);
+    const int64_t cropped = n - cropBegin - cropEnd;
+    int64_t maxPad = std::min(d.limits->maxDim, std::max<int64_t>(0, (maxResultDim(*d.limits) - cropped) / 2));
+    if (reflect) maxPad = std::min(maxPad, cropped - 1);
+    auto grow = [&] { return rng.bernoulli(0.3) ? 0 : rng.uniformInt(0, maxPad); };
+    pads[i] = cropBegin > 0 ? -cropBegin : grow();
+    pads[i + r] = cropEnd > 0 ? -cropEnd : grow();
+  }
+  return InputPattern::constantTensor(int64Tensor(pads));
+}
+
+InferResult inferPad(const InferArgs& args) {
+  if (args.attrs.hasWrongKind<std::string>("mode")) return InferResult::fail("mode must be a string");
+  const auto mode = modeOf(args.attrs);
+  if (!mode) return InferResult::fail("unknown mode " + args.attrs.getString("mode", ""));
+  if (auto e = checkIndexVector(args, 1, "pads"); !e.empty()) return InferResult::fail(e);
+  const TensorType& x = *args.inputs[0];
+  const size_t r = x.shape.size();
+  const auto pads = intsOf(*args.constants[1]);
+  if (pads.size() != 2 * r) return InferResult::fail("pads must hold 2 * rank values");
+  if (args.inputs.size() > 2 && args.inputs[2]) {
+    const TensorType& v = *args.inputs[2];
+    if (v.dtype != x.dtype) return InferResult::fail("constant_value differs in dtype from data");
+    if (v.numel() != 1 || v.rank() > 1) return InferResult::fail("constant_value must be a scalar");
+  }
+  Shape out = x.shape;
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t n = x.shape[i], b = pads[i], e = pads[i + r];
+    if (b < -n || e < -n) return InferResult::fail("a pad crops more than the dim");
+    const int64_t cropped = n + std::min<int64_t>(b, 0) + std::min<int64_t>(e, 0);
+    if (cropped < 0) return InferResult::fail("pads crop more than the dim");
+    if (b > (int64_t{1} << 40) || e > (int64_t{1} << 40)) return InferResult::fail("pads are too large");
+    const bool grows = b > 0 || e > 0;
+    if (*mode != Mode::Constant && grows && cropped == 0)
+      return InferResult::fail("edge and reflect cannot pad an empty dim");
+    if (*mode == Mode::Reflect && (b >= cropped || e >= cropped))
+      return InferResult::fail("reflect pads must be smaller than the (cropped) dim");
+    out[i] = cropped + std::max<int64_t>(b, 0) + std::max<int64_t>(e, 0);
+  }
+  return {{TensorType{x.dtype, out}}, {}};
+}
+
+void padKernel(KernelArgs& args) {
+  const Tensor& in = *args.inputs[0];
+  Tensor& out = args.outputs[0];
+  const Mode mode = *modeOf(args.attrs);
+  const auto pads = intsOf(*args.inputs[1]);
+  const double value = args.inputs.size() > 2 && args.inputs[2] ? args.inputs[2]->data[0] : 0.0;
+  const Shape& shape = in.type.shape;
+  const size_t r = shape.size();
+  if (out.numel() == 0) return;
+  const auto strides = stridesOf(shape);
+  std::vector<int64_t> index(r, 0);
+  int64_t flat = 0;
+  do {
+    int64_t off = 0;
+    bool outside = false;
+    for (size_t i = 0; i < r; ++i) {
+      const int64_t n = shape[i];
+      int64_t k = index[i] - pads[i];
+      if (k < 0 || k >= n) {
+        if (mode == Mode::Constant) {
+          outside = true;
+          break;
+        }
+        if (mode == Mode::Edge) k = std::clamp<int64_t>(k, 0, n - 1);
+        // Reflect without repeating the border; loops only for pads inference rejects.
+        while (mode == Mode::Reflect && (k < 0 || k >= n)) k = n == 1 ? 0 : k < 0 ? -k : 2 * (n - 1) - k;
+      }
+      off += k * strides[i];
+    }
+    out.data[static_cast<size_t>(flat++)] = outside ? value : in.data[static_cast<size_t>(off)];
+  } while (nextIndex(index, out.type.shape));
+}
+
+}  // namespace
+
+const OpSpec& opPad() {
+  static const OpSpec s = [] {
+    OpSpec s;
+    s.name = "Pad";
+    s.sinceVersion = 13;
+    s.minInputs = 2;
+    s.maxInputs = 3;
+    s.dtypes = kAllTypes;
+    s.minRank = 1;
+    s.constantInputs = 0b10;
+    s.attrs = {stringAttr("mode", {"constant", "reflect", "edge"})};
+    s.sampleAttrs = padAttrs;
+    s.nextInput = padNext;
+    s.infer = inferPad;
+    s.reference = padKernel;
+    return s;
+  }();
+  return s;
+}
+
+}  // namespace nnfuzz
