@@ -174,17 +174,17 @@ void reduceKernel(KernelArgs& a) {
 
 // An integer product beyond its dtype overflows (undefined behaviour in C).
 bool prodUnstable(const KernelArgs& a) {
-  const Tensor& y = a.outputs[0];
-  if (!isInteger(y.type.dtype)) return false;
+  const DType dtype = a.inputs[0]->type.dtype;
+  if (!isInteger(dtype)) return false;
   std::vector<const TensorType*> types{&a.inputs[0]->type};
   std::vector<const Tensor*> constants{nullptr};
   InferArgs args{types, constants, a.attrs};
   Plan p;
   std::string err;
-  makePlan(args, false, p, err);
-  Tensor exact(TensorType{DType::Float64, y.type.shape});
+  if (!makePlan(args, false, p, err)) return false;
+  Tensor exact(TensorType{DType::Float64, p.out});
   reduceInto<Kind::Prod>(*a.inputs[0], p, exact);
-  const double limit = y.type.dtype == DType::Int64 ? 9.2e18 : 2147483647.0;
+  const double limit = dtype == DType::Int64 ? 9.2e18 : 2147483647.0;
   return std::any_of(exact.data.begin(), exact.data.end(), [&](double v) { return std::abs(v) > limit; });
 }
 
