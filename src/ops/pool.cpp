@@ -138,6 +138,7 @@ void poolKernel(KernelArgs& a) {
                                               : (x.type.dtype == DType::UInt8 ? 0.0 : -128.0);
   std::vector<int64_t> o(w.rank(), 0), scratch;
   std::vector<std::pair<int64_t, int64_t>> taps;
+  if (y.numel() == 0) return;  // empty tensors (imported models)
   int64_t of = 0;
   do {
     windowTaps(w, o, scratch, taps);
