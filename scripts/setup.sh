@@ -2,8 +2,9 @@
 # Installs everything nnfuzz needs on a fresh Debian (bookworm) machine and builds it.
 #   Debian packages: compiler toolchain, protobuf, ONNX (protos, checker, shape inference,
 #   backend node-test data), GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json, SQLite.
-#   Python (a virtualenv in .venv): onnx 1.22, numpy, onnxruntime, pytest — used only by
-#   the validation scripts and tests, never by the nnfuzz binary.
+#   Python (a virtualenv in .venv): onnx 1.22, numpy, pytest and the systems under test
+#   (onnxruntime, openvino, apache-tvm) - used by the validation scripts, the tests and the
+#   backend workers (workers/*.py), never linked into the nnfuzz binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
-.venv/bin/python -m pip install -q --disable-pip-version-check "onnx==1.22.*" numpy onnxruntime pytest
+.venv/bin/python -m pip install -q --disable-pip-version-check "onnx==1.22.*" numpy pytest \
+  onnxruntime openvino apache-tvm
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -1,0 +1,220 @@
+"""common.py - the nnfuzz worker protocol loop shared by the Python workers.
+
+A worker module (onnxruntime_worker.py, ...) defines a `Backend` subclass with four hooks
+(load, prepare, run, and the class attributes NAME and MODES) and calls `main(Backend)`.
+This file does everything else that docs/worker-protocol.md asks of a worker:
+
+- stdout hygiene: the protocol gets a private duplicate of fd 1, and fd 1 itself is pointed
+  at stderr, so chatter from the SUT's native code (printf, std::cout) can never corrupt a
+  protocol line;
+- thread pinning (one thread, set before the SUT is imported so its pools are created small);
+- faulthandler, so a native crash leaves the Python stack on stderr before the process dies
+  by the same signal;
+- reading a case folder with the exact dtypes the model declares, writing outputs as ONNX
+  TensorProto .pb files, and turning every Python exception into a classified error reply.
+
+It imports only the standard library, numpy and onnx; the SUT is imported by Backend.load,
+so a missing package is reported on stderr and by the exit status, never by a traceback on
+stdout.
+"""
+
+import faulthandler
+import json
+import os
+import sys
+import time
+import traceback
+
+# Set before numpy or any SUT is imported: thread pools read these once, at start-up.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TVM_NUM_THREADS",
+             "OMP_WAIT_POLICY"):
+    os.environ.setdefault(_var, "PASSIVE" if _var == "OMP_WAIT_POLICY" else "1")
+
+PROTOCOL_VERSION = 1
+
+
+class HarnessError(Exception):
+    """The case folder itself is unusable (missing file, dtype that disagrees with the model):
+    reported as status "worker_error", because it says nothing about the SUT."""
+
+
+class Backend:
+    """One SUT. Subclasses set NAME and MODES and implement the hooks below."""
+
+    NAME = "?"
+    #: mode name -> one line saying what it changes (listed by `nnfuzz backends`)
+    MODES = {}
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def load(self):
+        """Imports the SUT and returns its version string. Raising ImportError here makes the
+        worker exit with status 3 (not installed) before the hello line."""
+        raise NotImplementedError
+
+    def prepare(self, model_path, model):
+        """Converts/compiles the model (`model` is the parsed onnx.ModelProto); returns
+        whatever `run` needs."""
+        raise NotImplementedError
+
+    def run(self, prepared, feeds):
+        """Runs it. `feeds` is a list of (input name, numpy array) in the model's input order
+        (runtime inputs only, initializers excluded). Returns the outputs in the model's
+        output order, as numpy arrays or anything np.asarray accepts."""
+        raise NotImplementedError
+
+
+class Protocol:
+    """Owns the protocol stream (a private duplicate of fd 1)."""
+
+    def __init__(self):
+        sys.stdout.flush()
+        proto_fd = os.dup(1)
+        os.dup2(2, 1)  # fd 1 is now stderr: native printf can no longer reach the protocol
+        sys.stdout = sys.stderr
+        self._out = os.fdopen(proto_fd, "w", buffering=1, encoding="utf-8")
+
+    def send(self, obj):
+        self._out.write(json.dumps(obj, allow_nan=False) + "\n")
+        self._out.flush()
+
+
+def _error_reply(req_id, phase, exc, seconds):
+    text = str(exc) or repr(exc)
+    return {"id": req_id, "phase": phase, "status": "error", "type": type(exc).__name__,
+            "message": text, "seconds": seconds}
+
+
+def read_case(case_dir, model):
+    """Loads test_data_set_0/input_N.pb as numpy arrays matched to the model's runtime inputs.
+    Tensors are matched by name when the names agree (our cases and ONNX's name them), else
+    by position; a dtype or shape that disagrees with the model is a HarnessError: casting
+    silently would test a different model."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    initializers = {t.name for t in model.graph.initializer}
+    inputs = [i for i in model.graph.input if i.name not in initializers]
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    arrays = []
+    n = 0
+    while os.path.exists(os.path.join(data_dir, f"input_{n}.pb")):
+        proto = onnx.TensorProto()
+        with open(os.path.join(data_dir, f"input_{n}.pb"), "rb") as f:
+            proto.ParseFromString(f.read())
+        arrays.append((proto.name, numpy_helper.to_array(proto)))
+        n += 1
+    if len(arrays) != len(inputs):
+        raise HarnessError(f"the model has {len(inputs)} runtime inputs, the case {len(arrays)}")
+    by_name = {name: arr for name, arr in arrays}
+    use_names = all(i.name in by_name for i in inputs)
+    feeds = []
+    for pos, info in enumerate(inputs):
+        arr = by_name[info.name] if use_names else arrays[pos][1]
+        want = onnx.helper.tensor_dtype_to_np_dtype(info.type.tensor_type.elem_type)
+        if arr.dtype != want:
+            raise HarnessError(f"input {info.name} is {arr.dtype} in the case, {want} in the model")
+        dims = info.type.tensor_type.shape.dim
+        if all(d.HasField("dim_value") for d in dims) and list(arr.shape) != [d.dim_value for d in dims]:
+            raise HarnessError(f"input {info.name} has shape {list(arr.shape)}, the model {[d.dim_value for d in dims]}")
+        feeds.append((info.name, np.ascontiguousarray(arr)))
+    return feeds
+
+
+def write_outputs(out_dir, model, outputs):
+    """Writes output_N.pb named as the model's outputs; returns the absolute paths."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    names = [o.name for o in model.graph.output]
+    paths = []
+    for n, value in enumerate(outputs):
+        arr = np.asarray(value)
+        name = names[n] if n < len(names) else f"output_{n}"
+        path = os.path.abspath(os.path.join(out_dir, f"output_{n}.pb"))
+        with open(path, "wb") as f:
+            f.write(numpy_helper.from_array(arr, name=name).SerializeToString())
+        paths.append(path)
+    return paths
+
+
+def _timed(fn, *args):
+    start = time.perf_counter()
+    result = fn(*args)
+    return result, time.perf_counter() - start
+
+
+def serve_one(backend, req, send):
+    """Handles one request: a prepare reply, then (if prepare succeeded) a run reply."""
+    import onnx
+
+    req_id = req.get("id")
+    case_dir, out_dir = req["case"], req["out"]
+    start = time.perf_counter()
+    try:
+        model_path = os.path.join(case_dir, "model.onnx")
+        model = onnx.load(model_path)
+        feeds = read_case(case_dir, model)
+        os.makedirs(out_dir, exist_ok=True)
+    except Exception as exc:  # the case, not the SUT: never an SUT finding
+        send({"id": req_id, "phase": "prepare", "status": "worker_error",
+              "type": type(exc).__name__, "message": str(exc), "seconds": 0.0})
+        return
+    try:
+        prepared, seconds = _timed(backend.prepare, model_path, model)
+    except Exception as exc:
+        traceback.print_exc()  # stderr: part of the finding's context
+        send(_error_reply(req_id, "prepare", exc, time.perf_counter() - start))
+        return
+    send({"id": req_id, "phase": "prepare", "status": "ok", "seconds": seconds})
+    start = time.perf_counter()
+    try:
+        outputs, seconds = _timed(backend.run, prepared, feeds)
+        outputs = list(outputs)
+    except Exception as exc:
+        traceback.print_exc()
+        send(_error_reply(req_id, "run", exc, time.perf_counter() - start))
+        return
+    finally:
+        del prepared  # free the compiled model before the next case
+    try:
+        paths = write_outputs(out_dir, model, outputs)
+    except Exception as exc:  # e.g. an output numpy cannot represent: the SUT's doing
+        send(_error_reply(req_id, "run", exc, seconds))
+        return
+    send({"id": req_id, "phase": "run", "status": "ok", "outputs": paths, "seconds": seconds})
+
+
+def main(backend_class, argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    faulthandler.enable(all_threads=True)
+    mode = None
+    if len(argv) == 2 and argv[0] == "--mode":
+        mode = argv[1]
+    if mode not in backend_class.MODES:
+        print(f"{backend_class.NAME} worker: usage: --mode {{{','.join(backend_class.MODES)}}}",
+              file=sys.stderr)
+        return 2
+    proto = Protocol()
+    backend = backend_class(mode)
+    try:
+        version = backend.load()
+    except ImportError as exc:
+        print(f"{backend_class.NAME} worker: not installed: {exc}", file=sys.stderr)
+        return 3
+    proto.send({"hello": backend_class.NAME, "version": version, "modes": list(backend_class.MODES),
+                "protocol": PROTOCOL_VERSION})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+        except ValueError:
+            print(f"worker: ignoring a request that is not JSON: {line[:200]!r}", file=sys.stderr)
+            continue
+        # Anything escaping serve_one (say MemoryError while replying) ends the worker: nnfuzz
+        # sees it die mid-case, reads the traceback on stderr and starts a fresh one.
+        serve_one(backend, req, proto.send)
+    return 0

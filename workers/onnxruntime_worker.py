@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""onnxruntime_worker.py - nnfuzz worker for ONNX Runtime (CPUExecutionProvider).
+
+Modes: `opt` = ORT_ENABLE_ALL (every graph optimisation, the default users get) and
+`noopt` = ORT_DISABLE_ALL; comparing the two isolates ORT's graph transformers. One intra-op
+and one inter-op thread, sequential execution and no spinning, so two pipelines on a
+two-core machine do not fight over cores and timings stay meaningful.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+
+class OnnxRuntime(common.Backend):
+    NAME = "onnxruntime"
+    MODES = {"opt": "graph_optimization_level=ORT_ENABLE_ALL",
+             "noopt": "graph_optimization_level=ORT_DISABLE_ALL"}
+
+    def load(self):
+        import onnxruntime as ort
+        self.ort = ort
+        ort.set_default_logger_severity(3)  # errors only: warnings would flood stderr
+        return ort.__version__
+
+    def prepare(self, model_path, model):
+        ort = self.ort
+        so = ort.SessionOptions()
+        so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if self.mode == "opt"
+                                       else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+        so.intra_op_num_threads = 1
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        so.log_severity_level = 3
+        return ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+
+    def run(self, session, feeds):
+        return session.run(None, dict(feeds))
+
+
+if __name__ == "__main__":
+    sys.exit(common.main(OnnxRuntime))

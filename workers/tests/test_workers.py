@@ -1,0 +1,183 @@
+"""The Python workers: each real SUT on a small mixed model in each mode, and the shared
+helper's promises (stdout hygiene, error classification, dtype checks, exit statuses)."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from conftest import ROOT, WORKERS, load_tensor, worker_argv, write_case
+
+SUTS = ["onnxruntime", "openvino", "tvm"]
+
+
+def mixed_model():
+    """Conv/pool/activation, MatMul+Softmax, int64 arithmetic, a bool comparison, a float64
+    chain and a reduction: six outputs of five dtypes in a fixed order."""
+    rng = np.random.default_rng(3)
+    init = [
+        numpy_helper.from_array(rng.uniform(-1, 1, (3, 2, 3, 3)).astype(np.float32), "W"),
+        numpy_helper.from_array(rng.uniform(-1, 1, (3,)).astype(np.float32), "B"),
+        numpy_helper.from_array(rng.uniform(-1, 1, (4, 2)).astype(np.float32), "M"),
+        numpy_helper.from_array(np.array([[1, -2, 3], [40, 5, -6]], np.int64), "K"),
+        numpy_helper.from_array(np.array(0.25, np.float32), "half"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Sigmoid", ["p"], ["s"]),
+        helper.make_node("Add", ["p", "s"], ["pooled"]),
+        helper.make_node("MatMul", ["y", "M"], ["mm"]),
+        helper.make_node("Softmax", ["mm"], ["probs"], axis=-1),
+        helper.make_node("Add", ["idx", "K"], ["k1"]),
+        helper.make_node("Mul", ["k1", "idx"], ["ints"]),
+        helper.make_node("Greater", ["y", "half"], ["mask"]),
+        helper.make_node("Cast", ["y"], ["y64"], to=TensorProto.DOUBLE),
+        helper.make_node("Exp", ["y64"], ["exp64"]),
+        helper.make_node("ReduceMean", ["x"], ["mean"], axes=[2, 3], keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes, "mixed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5]),
+         helper.make_tensor_value_info("idx", TensorProto.INT64, [2, 3]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 3, 2, 2]),
+         helper.make_tensor_value_info("probs", TensorProto.FLOAT, [3, 2]),
+         helper.make_tensor_value_info("ints", TensorProto.INT64, [2, 3]),
+         helper.make_tensor_value_info("mask", TensorProto.BOOL, [3, 4]),
+         helper.make_tensor_value_info("exp64", TensorProto.DOUBLE, [3, 4]),
+         helper.make_tensor_value_info("mean", TensorProto.FLOAT, [1, 2])],
+        init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    inputs = [rng.uniform(-1, 1, (1, 2, 5, 5)).astype(np.float32),
+              rng.integers(-9, 9, (2, 3)).astype(np.int64),
+              rng.uniform(-1, 1, (3, 4)).astype(np.float32)]
+    return model, inputs
+
+
+@pytest.fixture(scope="module")
+def mixed_case(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mixed") / "case"
+    model, inputs = mixed_model()
+    expected = write_case(folder, model, inputs)
+    return folder, expected
+
+
+def check_equal(actual, expected, what):
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != {expected.dtype}"
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    if np.issubdtype(expected.dtype, np.floating):
+        np.testing.assert_allclose(actual, expected, rtol=1e-2, atol=1e-3, err_msg=what)
+    else:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+
+@pytest.mark.parametrize("mode", ["opt", "noopt"])
+@pytest.mark.parametrize("sut", SUTS)
+def test_sut_matches_reference(sut, mode, mixed_case, driver, tmp_path):
+    folder, expected = mixed_case
+    d = driver(worker_argv(sut, mode))
+    assert d.hello["hello"] == sut and mode in d.hello["modes"] and d.hello["version"]
+    for round_ in range(2):  # the second case reuses the process
+        out = tmp_path / f"out{round_}"
+        prepare, run = d.request(folder, out)
+        assert prepare == {"id": round_ + 1, "phase": "prepare", "status": "ok", "seconds": prepare["seconds"]}
+        assert run["status"] == "ok", run
+        assert len(run["outputs"]) == len(expected)
+        for k, (path, want) in enumerate(zip(run["outputs"], expected)):
+            assert os.path.isabs(path) and os.path.dirname(path) == str(out)
+            check_equal(load_tensor(path), want, f"{sut}/{mode} output {k}")
+            assert onnx.load_tensor(path).name == ["pooled", "probs", "ints", "mask", "exp64", "mean"][k]
+    assert d.close() == 0
+
+
+def test_prepare_error_is_classified(driver, tmp_path):
+    folder = tmp_path / "case"
+    node = helper.make_node("Relu", ["x"], ["y"])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.STRING, [2])])
+    (folder / "test_data_set_0").mkdir(parents=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "model.onnx")
+    onnx.save_tensor(numpy_helper.from_array(np.array(["a", "b"], dtype=object), "x"),
+                     folder / "test_data_set_0" / "input_0.pb")
+    d = driver(worker_argv("onnxruntime", "opt"))
+    [prepare] = d.request(folder, tmp_path / "out")
+    assert prepare["status"] == "error" and prepare["phase"] == "prepare"
+    assert prepare["type"] in ("InvalidGraph", "Fail", "NotImplemented"), prepare
+    assert "Relu" in prepare["message"] or "string" in prepare["message"].lower(), prepare
+
+
+TOY = os.path.join(WORKERS, "tests", "toy_worker.py")
+
+
+def identity_case(tmp_path, dtype=np.float32):
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    folder = tmp_path / "identity"
+    write_case(folder, model, [np.array([1.5, -2], np.float32)])
+    if dtype != np.float32:  # overwrite the input with a wrong dtype
+        onnx.save_tensor(numpy_helper.from_array(np.array([1.5, -2], dtype), "x"),
+                         folder / "test_data_set_0" / "input_0.pb")
+    return folder
+
+
+def test_native_stdout_chatter_never_reaches_the_protocol(driver, tmp_path):
+    d = driver([sys.executable, TOY, "--mode", "chatty"])
+    prepare, run = d.request(identity_case(tmp_path), tmp_path / "out")
+    assert (prepare["status"], run["status"]) == ("ok", "ok")
+    np.testing.assert_array_equal(load_tensor(run["outputs"][0]), [1.5, -2])
+    d.proc.stdin.close()
+    d.proc.wait(timeout=30)
+    err = d.proc.stderr.read().decode()
+    assert "native write to fd 1 during prepare" in err and "python print during prepare" in err
+    assert d.buffer + d.proc.stdout.read() == b""
+
+
+def test_memory_error_is_reported_with_its_type(driver, tmp_path):
+    d = driver([sys.executable, TOY, "--mode", "memory"])
+    prepare, run = d.request(identity_case(tmp_path), tmp_path / "out")
+    assert prepare["status"] == "ok"
+    assert (run["status"], run["phase"], run["type"], run["message"]) == ("error", "run", "MemoryError", "toy ran out")
+
+
+def test_input_dtype_disagreeing_with_the_model_is_a_worker_error(driver, tmp_path):
+    d = driver([sys.executable, TOY, "--mode", "plain"])
+    [prepare] = d.request(identity_case(tmp_path, np.float64), tmp_path / "out")
+    assert prepare["status"] == "worker_error" and "float64" in prepare["message"], prepare
+    [prepare] = d.request(tmp_path / "identity", tmp_path / "out")  # still serving
+    assert prepare["status"] == "worker_error"
+
+
+def test_missing_package_and_unknown_mode_exit_before_hello():
+    r = subprocess.run([sys.executable, TOY, "--mode", "missing"], capture_output=True, text=True, input="")
+    assert (r.returncode, r.stdout) == (3, "")
+    assert "not installed: No module named 'nnfuzz_no_such_package'" in r.stderr
+    r = subprocess.run([sys.executable, TOY, "--mode", "turbo"], capture_output=True, text=True, input="")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert "usage: --mode" in r.stderr
+
+
+def test_the_documented_example_worker_works(driver, tmp_path):
+    doc = open(os.path.join(ROOT, "docs", "worker-protocol.md")).read()
+    code = re.search(r"### A complete worker.*?```python\n(.*?)```", doc, re.S).group(1)
+    script = tmp_path / "example_worker.py"
+    script.write_text(code)
+    d = driver([sys.executable, str(script), "--mode", "default"])
+    assert d.hello["hello"] == "onnx-reference"
+    model, inputs = mixed_model()
+    folder = tmp_path / "case"
+    expected = write_case(folder, model, inputs)
+    prepare, run = d.request(folder, tmp_path / "out")
+    assert run["status"] == "ok", run
+    for path, want in zip(run["outputs"], expected):
+        check_equal(load_tensor(path), want, path)
+    assert d.close() == 0

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""toy_worker.py - a workers/common.py backend for testing the shared helper itself.
+
+Its "SUT" is onnx's ReferenceEvaluator; the mode picks a misbehaviour: `chatty` prints to
+stdout from Python and through the raw fd 1 (as native code would), `memory` raises
+MemoryError in run, `missing` fails to import its package.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import common  # noqa: E402
+
+
+class Toy(common.Backend):
+    NAME = "toy"
+    MODES = {"plain": "", "chatty": "", "memory": "", "missing": ""}
+
+    def load(self):
+        if self.mode == "missing":
+            import nnfuzz_no_such_package  # noqa: F401
+        import onnx
+        return onnx.__version__
+
+    def prepare(self, model_path, model):
+        from onnx.reference import ReferenceEvaluator
+        if self.mode == "chatty":
+            print("python print during prepare")
+            os.write(1, b"native write to fd 1 during prepare\n")
+        return ReferenceEvaluator(model)
+
+    def run(self, evaluator, feeds):
+        if self.mode == "memory":
+            raise MemoryError("toy ran out")
+        if self.mode == "chatty":
+            sys.stdout.write("more chatter\n")
+            sys.stdout.flush()
+        return evaluator.run(None, dict(feeds))
+
+
+if __name__ == "__main__":
+    sys.exit(common.main(Toy))

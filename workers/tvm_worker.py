@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""tvm_worker.py - nnfuzz worker for Apache TVM (Relax ONNX frontend, llvm target).
+
+Relay is gone since TVM 0.20; the model goes through tvm.relax.frontend.onnx.from_onnx,
+then tvm.compile for target "llvm" and runs on the Relax VirtualMachine. The two modes
+differ only in the Relax pipeline: `opt` is relax.get_default_pipeline(llvm), the CPU
+pipeline with FoldConstant + FuseOps + FuseTIR; `noopt` is tvm.compile's "default" build
+pipeline, which legalises and plans memory but never fuses or folds. TVM_NUM_THREADS=1.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+
+def _flatten(value, out):
+    """VM results are a tensor or a (nested) tuple of tensors; returns numpy arrays."""
+    if hasattr(value, "numpy"):
+        out.append(value.numpy())
+    else:
+        for item in value:
+            _flatten(item, out)
+    return out
+
+
+class Tvm(common.Backend):
+    NAME = "tvm"
+    MODES = {"opt": "relax.get_default_pipeline(llvm): FoldConstant, FuseOps, FuseTIR",
+             "noopt": "tvm.compile default pipeline: legalise only, no fusion"}
+
+    def load(self):
+        import tvm
+        from tvm import relax
+        from tvm.relax.frontend.onnx import from_onnx
+        self.tvm, self.relax, self.from_onnx = tvm, relax, from_onnx
+        self.target = tvm.target.Target("llvm")
+        return tvm.__version__
+
+    def prepare(self, model_path, model):
+        tvm, relax = self.tvm, self.relax
+        mod = self.from_onnx(model, keep_params_in_input=False)
+        pipeline = relax.get_default_pipeline(self.target) if self.mode == "opt" else "default"
+        with tvm.transform.PassContext(opt_level=3):
+            executable = tvm.compile(mod, target=self.target, relax_pipeline=pipeline)
+        return relax.VirtualMachine(executable, tvm.cpu())
+
+    def run(self, vm, feeds):
+        args = [self.tvm.runtime.tensor(arr) for _, arr in feeds]
+        return _flatten(vm["main"](*args), [])
+
+
+if __name__ == "__main__":
+    sys.exit(common.main(Tvm))
