@@ -14,5 +14,5 @@ cmake --build build-asan -j "$(nproc)"
 NNFUZZ_TEST_SCALE=0.1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
 
-echo "== Python checks (official ONNX checker, ONNX Runtime)"
-NNFUZZ=build/nnfuzz python -m pytest -q tools/tests
+echo "== Python checks (official ONNX checker, ONNX Runtime; the SUT workers)"
+NNFUZZ=build/nnfuzz python -m pytest -q tools/tests workers/tests

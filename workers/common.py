@@ -119,7 +119,8 @@ def read_case(case_dir, model):
         dims = info.type.tensor_type.shape.dim
         if all(d.HasField("dim_value") for d in dims) and list(arr.shape) != [d.dim_value for d in dims]:
             raise HarnessError(f"input {info.name} has shape {list(arr.shape)}, the model {[d.dim_value for d in dims]}")
-        feeds.append((info.name, np.ascontiguousarray(arr)))
+        # not np.ascontiguousarray: it turns a 0-d (scalar) input into shape (1,)
+        feeds.append((info.name, arr if arr.flags.c_contiguous else arr.copy(order="C")))
     return feeds
 
 

@@ -20,6 +20,7 @@ enum class RunStatus {
   WorkerError,    ///< the worker broke the protocol or could not start
 };
 
+/// "ok", "prepare_error", "run_error", "crash", "timeout", "out_of_memory", "worker_error".
 const char* runStatusName(RunStatus status);
 
 struct RunOutcome {
@@ -34,6 +35,8 @@ struct RunOutcome {
   std::string stderrTail;  ///< last 64 KiB of the worker's stderr (crashes, aborts)
   std::vector<Tensor> outputs;  ///< for Ok: one per model output, in order
   double prepareSeconds = 0, runSeconds = 0;
+  int exitCode = -1;          ///< for a worker that exited (not by a signal) mid-case: its status
+  double wallSeconds = 0;     ///< nnfuzz's clock from request to last reply (protocol included)
 };
 
 }  // namespace nnfuzz

@@ -18,7 +18,7 @@ SUTS = ["onnxruntime", "openvino", "tvm"]
 
 def mixed_model():
     """Conv/pool/activation, MatMul+Softmax, int64 arithmetic, a bool comparison, a float64
-    chain and a reduction: six outputs of five dtypes in a fixed order."""
+    chain, a reduction and a scalar path: seven outputs of five dtypes in a fixed order."""
     rng = np.random.default_rng(3)
     init = [
         numpy_helper.from_array(rng.uniform(-1, 1, (3, 2, 3, 3)).astype(np.float32), "W"),
@@ -41,24 +41,28 @@ def mixed_model():
         helper.make_node("Cast", ["y"], ["y64"], to=TensorProto.DOUBLE),
         helper.make_node("Exp", ["y64"], ["exp64"]),
         helper.make_node("ReduceMean", ["x"], ["mean"], axes=[2, 3], keepdims=0),
+        helper.make_node("Clip", ["z"], ["clipped"]),
     ]
     graph = helper.make_graph(
         nodes, "mixed",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5]),
          helper.make_tensor_value_info("idx", TensorProto.INT64, [2, 3]),
-         helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [])],
         [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 3, 2, 2]),
          helper.make_tensor_value_info("probs", TensorProto.FLOAT, [3, 2]),
          helper.make_tensor_value_info("ints", TensorProto.INT64, [2, 3]),
          helper.make_tensor_value_info("mask", TensorProto.BOOL, [3, 4]),
          helper.make_tensor_value_info("exp64", TensorProto.DOUBLE, [3, 4]),
-         helper.make_tensor_value_info("mean", TensorProto.FLOAT, [1, 2])],
+         helper.make_tensor_value_info("mean", TensorProto.FLOAT, [1, 2]),
+         helper.make_tensor_value_info("clipped", TensorProto.FLOAT, [])],
         init)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     inputs = [rng.uniform(-1, 1, (1, 2, 5, 5)).astype(np.float32),
               rng.integers(-9, 9, (2, 3)).astype(np.int64),
-              rng.uniform(-1, 1, (3, 4)).astype(np.float32)]
+              rng.uniform(-1, 1, (3, 4)).astype(np.float32),
+              np.array(0.75, np.float32)]
     return model, inputs
 
 
@@ -94,7 +98,7 @@ def test_sut_matches_reference(sut, mode, mixed_case, driver, tmp_path):
         for k, (path, want) in enumerate(zip(run["outputs"], expected)):
             assert os.path.isabs(path) and os.path.dirname(path) == str(out)
             check_equal(load_tensor(path), want, f"{sut}/{mode} output {k}")
-            assert onnx.load_tensor(path).name == ["pooled", "probs", "ints", "mask", "exp64", "mean"][k]
+            assert onnx.load_tensor(path).name == ["pooled", "probs", "ints", "mask", "exp64", "mean", "clipped"][k]
     assert d.close() == 0
 
 

@@ -1,0 +1,112 @@
+// backends_test.cpp - backends.json parsing, placeholders, probing installed and missing SUTs.
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "run/backends.h"
+#include "support/error.h"
+
+namespace nnfuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BackendsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nnfuzz-backends-test-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    paths_.root = "/opt/nnfuzz";
+    paths_.python = "/usr/bin/python3";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& text) {
+    fs::path file = dir_ / "backends.json";
+    std::ofstream(file) << text;
+    return file;
+  }
+  std::string loadError(const std::string& text) {
+    try {
+      loadBackends(write(text), paths_);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+  BackendPaths paths_;
+};
+
+TEST_F(BackendsTest, ExpandsPlaceholders) {
+  auto backends = loadBackends(write(R"({"backends": [{"name": "mine", "command": ["{python}", "{root}/w.py", "{dir}/x"],
+      "modes": ["a", "b"], "env": {"HOME_OF": "{root}"}}]})"),
+                               paths_);
+  ASSERT_EQ(backends.size(), 1u);
+  EXPECT_EQ(backends[0].command, (std::vector<std::string>{"/usr/bin/python3", "/opt/nnfuzz/w.py", dir_.string() + "/x"}));
+  EXPECT_EQ(backends[0].modes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(backends[0].env.at(0).second, "/opt/nnfuzz");
+}
+
+TEST_F(BackendsTest, RejectsMalformedFilesWithOneLine) {
+  EXPECT_NE(loadError("{").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"], "colour": 1}]})")
+                .find("backend 'a': unknown field 'colour'"),
+            std::string::npos);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": [], "modes": ["m"]}]})").find("command must be"),
+            std::string::npos);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"]}]})").find("modes is missing"),
+            std::string::npos);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"]},
+                                       {"name": "a", "command": ["y"], "modes": ["m"]}]})")
+                .find("listed twice"),
+            std::string::npos);
+  EXPECT_NE(loadError(R"({"backend": []})").find("expected {\"backends\""), std::string::npos);
+}
+
+TEST_F(BackendsTest, MergeReplacesByName) {
+  std::vector<BackendDef> base = {{"a", "", {"x"}, {"m"}, {}}, {"b", "", {"y"}, {"m"}, {}}};
+  mergeBackends(base, {{"b", "new", {"z"}, {"m"}, {}}, {"c", "", {"w"}, {"m"}, {}}});
+  ASSERT_EQ(base.size(), 3u);
+  EXPECT_EQ(findBackend(base, "b")->command.front(), "z");
+  EXPECT_NE(findBackend(base, "c"), nullptr);
+  EXPECT_EQ(findBackend(base, "d"), nullptr);
+}
+
+TEST_F(BackendsTest, WorkerSpecChecksTheMode) {
+  BackendDef b{"a", "", {"x"}, {"opt", "noopt"}, {{"K", "V"}}};
+  EXPECT_EQ(workerSpec(b, "noopt").command, b.command);
+  EXPECT_EQ(workerSpec(b, "noopt").env, b.env);
+  EXPECT_THROW(workerSpec(b, "fast"), Error);
+}
+
+TEST_F(BackendsTest, ProbeReportsInstalledAndMissingWithoutThrowing) {
+  BackendDef fake{"fake", "test worker", {NNFUZZ_FAKE_WORKER}, {"ok"}, {}};
+  BackendDef missing{"missing", "", {"/nonexistent/worker"}, {"opt"}, {}};
+  BackendDef notInstalled{"absent", "", {NNFUZZ_FAKE_WORKER}, {"no-hello"}, {}};
+  std::vector<BackendInfo> infos = probeAll({fake, missing, notInstalled});
+  ASSERT_EQ(infos.size(), 3u);
+  EXPECT_TRUE(infos[0].installed) << infos[0].problem;
+  EXPECT_EQ(infos[0].version, "0.1");
+  EXPECT_GT(infos[0].modes.size(), 5u);  // the hello's list, not the file's
+  EXPECT_FALSE(infos[1].installed);
+  EXPECT_NE(infos[1].problem.find("cannot run"), std::string::npos) << infos[1].problem;
+  EXPECT_FALSE(infos[2].installed);
+  EXPECT_NE(infos[2].problem.find("not installed"), std::string::npos) << infos[2].problem;
+}
+
+TEST_F(BackendsTest, BuiltinListNamesTheThreeSuts) {
+  auto backends = builtinBackends(defaultBackendPaths());
+  for (const char* name : {"onnxruntime", "openvino", "tvm"}) {
+    const BackendDef* b = findBackend(backends, name);
+    ASSERT_NE(b, nullptr) << name;
+    EXPECT_EQ(b->modes, (std::vector<std::string>{"opt", "noopt"})) << name;
+    EXPECT_TRUE(fs::exists(b->command.at(1))) << b->command.at(1);
+  }
+}
+
+}  // namespace
+}  // namespace nnfuzz

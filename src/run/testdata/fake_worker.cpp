@@ -1,0 +1,178 @@
+// fake_worker.cpp - a test-only worker that misbehaves on purpose (run_test drives it).
+//
+// `nnfuzz_fake_worker --mode BEHAVIOUR` speaks the worker protocol; the mode picks what goes
+// wrong. `ok` is a perfect SUT: it copies the case's expected outputs, which also makes it
+// the yardstick for the protocol's own per-case overhead. Native C++ on purpose: its crashes
+// are real null dereferences, aborts and heap corruptions, not simulated ones.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "onnx/onnx_pb.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kModes = {
+    "ok",          "error-prepare", "error-run",    "segv-prepare", "segv-run",    "abort-run",
+    "hang-prepare", "hang-run",     "oom-run",      "oom-caught",   "garbage",     "exit-after-hello",
+    "exit-run",    "heap-overflow", "stderr-flood", "kill-self",    "f16-output",  "slow-start",
+    "no-hello",    "worker-error", "scripted"};
+
+void send(const json& j) {
+  std::cout << j.dump() << "\n" << std::flush;
+}
+
+void hang() {
+  for (;;) pause();
+}
+
+[[noreturn]] void segfault() {
+  volatile int* volatile p = nullptr;
+  *p = 42;  // a real invalid write, as a buggy SUT would make
+  std::abort();
+}
+
+// Never returns normally: RLIMIT_AS limits address space, so untouched blocks count too
+// and the bad_alloc comes fast.
+void allocateForever(std::vector<char*>& hoard) {
+  for (;;) {
+    char* block = new char[64 << 20];
+    asm volatile("" : : "r"(block) : "memory");
+    hoard.push_back(block);
+  }
+}
+
+// One byte past a heap block: glibc's default checks miss it; MALLOC_CHECK_=3 aborts in free.
+void overflowHeap() {
+  volatile size_t size = 24;  // opaque to GCC, which would reject a constant overflow
+  char* block = static_cast<char*>(std::malloc(size));
+  asm volatile("" : : "r"(block) : "memory");  // keeps GCC from eliding the malloc/free pair
+  std::memset(block, 'x', size + 1);
+  asm volatile("" : : "r"(block) : "memory");
+  std::free(block);
+}
+
+std::vector<std::string> copyExpected(const fs::path& caseDir, const fs::path& out) {
+  std::vector<std::string> paths;
+  for (int n = 0;; ++n) {
+    fs::path from = caseDir / "test_data_set_0" / ("output_" + std::to_string(n) + ".pb");
+    if (!fs::exists(from)) break;
+    fs::path to = out / from.filename();
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    paths.push_back(to.string());
+  }
+  return paths;
+}
+
+std::string halfTensor(const fs::path& out) {
+  onnx::TensorProto t;
+  t.set_name("y");
+  t.set_data_type(onnx::TensorProto::FLOAT16);
+  t.add_dims(1);
+  t.set_raw_data(std::string("\x00\x3c", 2));  // 1.0 in float16
+  fs::path path = out / "output_0.pb";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  std::string bytes = t.SerializeAsString();
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  return path.string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string fixedMode = argc == 3 && std::string(argv[1]) == "--mode" ? argv[2] : "";
+  if (std::find(kModes.begin(), kModes.end(), fixedMode) == kModes.end()) {
+    std::fprintf(stderr, "fake worker: unknown mode '%s'\n", fixedMode.c_str());
+    return 2;
+  }
+  if (fixedMode == "no-hello") {
+    std::fputs("fake worker: not installed\n", stderr);
+    return 3;
+  }
+  if (fixedMode == "slow-start") hang();
+  send({{"hello", "fake"}, {"version", "0.1"}, {"modes", kModes}, {"protocol", 1}});
+  if (fixedMode == "exit-after-hello") return 0;
+  std::vector<char*> hoard;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json req = json::parse(line);
+    auto id = req["id"];
+    fs::path caseDir = req["case"].get<std::string>(), out = req["out"].get<std::string>();
+    // Mode "scripted" takes each case's behaviour from CASE/behaviour, so one worker can
+    // crash on one case and serve the next.
+    std::string mode = fixedMode;
+    if (mode == "scripted") {
+      std::ifstream in(caseDir / "behaviour");
+      if (!(in >> mode)) mode = "ok";
+    }
+    if (mode == "segv-prepare") segfault();
+    if (mode == "hang-prepare") hang();
+    if (mode == "worker-error") {
+      send({{"id", id}, {"phase", "prepare"}, {"status", "worker_error"}, {"message", "no model.onnx"}});
+      continue;
+    }
+    if (mode == "error-prepare") {
+      send({{"id", id}, {"phase", "prepare"}, {"status", "error"}, {"type", "NotImplemented"},
+            {"message", "Could not find an implementation for Foo(17)"}, {"seconds", 0.001}});
+      continue;
+    }
+    send({{"id", id}, {"phase", "prepare"}, {"status", "ok"}, {"seconds", 0.001}});
+    if (mode == "segv-run") segfault();
+    if (mode == "abort-run") std::abort();
+    if (mode == "kill-self") raise(SIGKILL);
+    if (mode == "exit-run") std::exit(1);
+    if (mode == "heap-overflow") overflowHeap();
+    if (mode == "oom-run") allocateForever(hoard);  // uncaught bad_alloc: terminate, SIGABRT
+    if (mode == "oom-caught") {
+      try {
+        allocateForever(hoard);
+      } catch (const std::bad_alloc& e) {
+        for (char* block : hoard) delete[] block;
+        hoard.clear();
+        send({{"id", id}, {"phase", "run"}, {"status", "error"}, {"type", "std::bad_alloc"}, {"message", e.what()}});
+        continue;
+      }
+    }
+    if (mode == "hang-run") {
+      pid_t grandchild = fork();  // the whole process group must die on timeout, not only us
+      if (grandchild == 0) hang();
+      std::fprintf(stderr, "grandchild %d\n", static_cast<int>(grandchild));
+      hang();
+    }
+    if (mode == "garbage") {
+      std::cout << "Loading model... done (this line is not JSON)\n" << std::flush;
+      continue;
+    }
+    if (mode == "error-run") {
+      send({{"id", id}, {"phase", "run"}, {"status", "error"}, {"type", "RuntimeError"}, {"message", "bad shape"}});
+      continue;
+    }
+    if (mode == "stderr-flood") {  // 1 MiB: blocks forever unless nnfuzz drains stderr
+      std::string chunk(1024, 'e');
+      chunk.back() = '\n';
+      for (int i = 0; i < 1024; ++i) std::fwrite(chunk.data(), 1, chunk.size(), stderr);
+      std::fputs("last words\n", stderr);
+      std::abort();
+    }
+    std::vector<std::string> outputs = mode == "f16-output" ? std::vector<std::string>{halfTensor(out)}
+                                                            : copyExpected(caseDir, out);
+    send({{"id", id}, {"phase", "run"}, {"status", "ok"}, {"outputs", outputs}, {"seconds", 0.001}});
+  }
+  return 0;
+}

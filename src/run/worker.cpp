@@ -1,0 +1,326 @@
+// worker.cpp - Worker: start, hello, request/reply per case, classification of deaths.
+#include "run/worker.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "onnx/tensor_proto.h"
+#include "support/error.h"
+
+namespace nnfuzz {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Worker::Reply {
+  std::string status, type, message;
+  double seconds = 0;
+  std::vector<std::string> outputs;
+};
+
+namespace {
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string lastLine(const std::string& text) {
+  size_t end = text.find_last_not_of("\r\n");
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+std::string formatSeconds(std::chrono::milliseconds d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(d.count()) / 1000.0);
+  return buf;
+}
+
+std::string clip(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(0, n) + "..."; }
+
+// The glibc malloc debugging library: MALLOC_CHECK_ does nothing without it since 2.34.
+std::string mallocDebugLibrary() {
+  for (const char* dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+                          "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
+    std::string path = std::string(dir) + "/libc_malloc_debug.so.0";
+    if (access(path.c_str(), R_OK) == 0) return path;
+  }
+  return "";
+}
+
+std::string signalName(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+}  // namespace
+
+bool looksLikeOutOfMemory(const std::string& text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* pattern : {"memoryerror", "bad_alloc", "cannot allocate memory", "out of memory",
+                              "failed to allocate"})
+    if (lower.find(pattern) != std::string::npos) return true;
+  return false;
+}
+
+Worker::Worker(WorkerSpec spec) : spec_(std::move(spec)) {}
+
+Worker::~Worker() {
+  stop();
+  if (ownScratch_) {
+    std::error_code ec;
+    fs::remove_all(scratch_, ec);
+  }
+}
+
+SpawnOptions Worker::spawnOptions() const {
+  SpawnOptions options;
+  options.argv = spec_.command;
+  options.argv.push_back("--mode");
+  options.argv.push_back(spec_.mode);
+  options.addressSpaceBytes = spec_.limits.memoryBytes;
+  options.env = {{"OMP_NUM_THREADS", "1"}, {"OMP_WAIT_POLICY", "PASSIVE"}};
+  if (spec_.heapCheck) {
+    options.env.emplace_back("MALLOC_CHECK_", "3");
+    options.env.emplace_back("MALLOC_PERTURB_", "165");  // 0xA5: freed and fresh memory is junk, not zero
+    if (std::string lib = mallocDebugLibrary(); !lib.empty()) {
+      const char* existing = std::getenv("LD_PRELOAD");
+      options.env.emplace_back("LD_PRELOAD", existing && *existing ? lib + ":" + existing : lib);
+    }
+  }
+  for (const auto& kv : spec_.env) options.env.push_back(kv);
+  return options;
+}
+
+std::string Worker::start() {
+  if (child_) return "";
+  Clock::time_point begin = Clock::now();
+  hello_ = Hello{};
+  ++starts_;
+  try {
+    child_ = Child::spawn(spawnOptions());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  std::string line, problem;
+  switch (child_->readLine(line, begin + spec_.limits.start)) {
+    case Child::Read::Line: break;
+    case Child::Read::Timeout:
+      problem = "no hello within " + formatSeconds(spec_.limits.start);
+      break;
+    case Child::Read::TooLong: problem = "hello line too long"; break;
+    case Child::Read::Closed: {
+      std::optional<ExitInfo> info = child_->wait(Clock::now() + std::chrono::seconds(2));
+      problem = !info ? "closed stdout before its hello"
+                : info->exited ? "exited with status " + std::to_string(info->code) + " before its hello"
+                               : "died by " + signalName(info->signal) + " before its hello";
+      break;
+    }
+  }
+  if (problem.empty()) {
+    json hello = json::parse(line, nullptr, false);
+    if (hello.is_discarded() || !hello.is_object() || !hello.contains("hello") || !hello["hello"].is_string()) {
+      problem = "first line is not a hello: " + clip(line, 200);
+    } else {
+      hello_.name = hello["hello"].get<std::string>();
+      if (hello.contains("version"))
+        hello_.version = hello["version"].is_string() ? hello["version"].get<std::string>() : hello["version"].dump();
+      if (hello.contains("modes") && hello["modes"].is_array())
+        for (const json& m : hello["modes"])
+          if (m.is_string()) hello_.modes.push_back(m.get<std::string>());
+      if (std::find(hello_.modes.begin(), hello_.modes.end(), spec_.mode) == hello_.modes.end())
+        problem = "does not offer mode '" + spec_.mode + "'";
+    }
+  }
+  lastStartSeconds_ = secondsSince(begin);
+  if (problem.empty()) return "";
+  std::string tail = lastLine(child_->stderrTail());
+  child_.reset();  // kills and reaps
+  return problem + (tail.empty() ? "" : " (stderr: " + clip(tail, 300) + ")");
+}
+
+void Worker::stop() {
+  if (!child_) return;
+  child_->closeStdin();
+  child_->wait(Clock::now() + std::chrono::seconds(1));
+  child_.reset();  // kills what is left of the group and reaps
+}
+
+fs::path Worker::outputDir() {
+  if (scratch_.empty()) {
+    if (!spec_.scratchDir.empty()) {
+      scratch_ = spec_.scratchDir;
+      fs::create_directories(scratch_);
+    } else {
+      std::string pattern = (fs::temp_directory_path() / ("nnfuzz-" + spec_.backend + "-" + spec_.mode + "-XXXXXX")).string();
+      if (!mkdtemp(pattern.data())) throw Error("cannot create a scratch folder in " + fs::temp_directory_path().string());
+      scratch_ = pattern;
+      ownScratch_ = true;
+    }
+  }
+  fs::path out = scratch_ / "out";
+  std::error_code ec;
+  fs::remove_all(out, ec);  // a previous case's outputs must never be mistaken for this one's
+  fs::create_directories(out);
+  return out;
+}
+
+RunOutcome Worker::runCase(const fs::path& caseDir) {
+  RunOutcome outcome;
+  outcome.backend = spec_.backend;
+  outcome.mode = spec_.mode;
+  Clock::time_point begin = Clock::now();
+  // A worker that died while idle (between cases) says nothing about this case: restart it.
+  if (child_ && child_->wait(Clock::now())) child_.reset();
+  if (std::string problem = start(); !problem.empty()) {
+    outcome.status = RunStatus::WorkerError;
+    outcome.phase = "start";
+    outcome.message = "cannot start the worker: " + problem;
+    return outcome;
+  }
+  outcome.version = hello_.version;
+  child_->drainStderr();
+  child_->clearStderr();  // the tail of a finding is what this case made the worker write
+
+  fs::path out;
+  try {
+    out = outputDir();
+  } catch (const std::exception& e) {
+    outcome.status = RunStatus::WorkerError;
+    outcome.message = e.what();
+    return outcome;
+  }
+  uint64_t id = nextId_++;
+  json request = {{"id", id}, {"case", fs::absolute(caseDir).lexically_normal().string()}, {"out", out.string()}};
+  if (!child_->write(request.dump() + "\n")) {
+    recordDeath(outcome, "prepare");
+    return outcome;
+  }
+  std::optional<Reply> prepared = awaitReply(outcome, id, "prepare", spec_.limits.prepare);
+  if (prepared) {
+    outcome.prepareSeconds = prepared->seconds;
+    std::optional<Reply> ran = awaitReply(outcome, id, "run", spec_.limits.run);
+    if (ran) {
+      outcome.runSeconds = ran->seconds;
+      readOutputs(outcome, ran->outputs);
+    }
+  }
+  outcome.wallSeconds = secondsSince(begin);
+  return outcome;
+}
+
+// Reads the reply for `phase`; on anything but status "ok" fills `outcome` and returns nullopt.
+std::optional<Worker::Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
+                                                std::chrono::milliseconds limit) {
+  Clock::time_point begin = Clock::now();
+  std::string line;
+  switch (child_->readLine(line, begin + limit)) {
+    case Child::Read::Line: break;
+    case Child::Read::TooLong: recordProtocolError(outcome, phase, "reply line too long"); return std::nullopt;
+    case Child::Read::Closed: recordDeath(outcome, phase); return std::nullopt;
+    case Child::Read::Timeout:
+      child_->killAndWait();
+      outcome.status = RunStatus::Timeout;
+      outcome.phase = phase;
+      outcome.message = phase + " took longer than " + formatSeconds(limit);
+      outcome.stderrTail = child_->stderrTail();
+      (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
+      child_.reset();
+      return std::nullopt;
+  }
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    recordProtocolError(outcome, phase, "not a JSON object: " + clip(line, 200));
+    return std::nullopt;
+  }
+  Reply reply;
+  try {
+    if (j.value("id", json()).get<uint64_t>() != id) throw Error("wrong id");
+    if (j.value("phase", "") != phase) throw Error("expected phase '" + phase + "', got '" + j.value("phase", "") + "'");
+    reply.status = j.at("status").get<std::string>();
+    reply.type = j.value("type", "");
+    reply.message = j.value("message", "");
+    reply.seconds = j.value("seconds", secondsSince(begin));
+    if (reply.status == "ok" && phase == "run") reply.outputs = j.at("outputs").get<std::vector<std::string>>();
+  } catch (const std::exception& e) {
+    recordProtocolError(outcome, phase, std::string("malformed reply (") + e.what() + "): " + clip(line, 200));
+    return std::nullopt;
+  }
+  if (reply.status == "ok") return reply;
+  (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = reply.seconds;
+  outcome.phase = phase;
+  outcome.errorType = reply.type;
+  outcome.message = reply.message;
+  child_->drainStderr();
+  outcome.stderrTail = child_->stderrTail();
+  if (reply.status == "error") {
+    bool oom = looksLikeOutOfMemory(reply.type + "\n" + reply.message);
+    outcome.status = oom ? RunStatus::OutOfMemory : phase == "prepare" ? RunStatus::PrepareError : RunStatus::RunError;
+  } else if (reply.status == "worker_error") {
+    outcome.status = RunStatus::WorkerError;  // the case was unusable; the worker lives on
+  } else {
+    recordProtocolError(outcome, phase, "unknown status '" + reply.status + "'");
+  }
+  return std::nullopt;
+}
+
+// The worker closed stdout or stdin mid-case: it is dying or dead. Classifies by how it ended.
+void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
+  std::optional<ExitInfo> info = child_->wait(Clock::now() + std::chrono::seconds(2));
+  bool lingered = !info;
+  if (lingered) info = child_->killAndWait();  // closed stdout yet kept running
+  outcome.phase = phase;
+  outcome.stderrTail = child_->stderrTail();
+  std::string recent = outcome.stderrTail.substr(outcome.stderrTail.size() - std::min<size_t>(4096, outcome.stderrTail.size()));
+  if (lingered) {
+    outcome.status = RunStatus::WorkerError;
+    outcome.message = "the worker closed its stdout during " + phase + " but did not exit";
+  } else if (info->signal != 0) {
+    outcome.signal = info->signal;
+    // SIGKILL that nnfuzz did not send comes from the kernel's OOM killer (or a person).
+    bool oom = (info->signal == SIGKILL && !child_->killedByUs()) || looksLikeOutOfMemory(recent);
+    outcome.status = oom ? RunStatus::OutOfMemory : RunStatus::Crash;
+    outcome.message = "worker died by " + signalName(info->signal) + " during " + phase;
+  } else {
+    outcome.exitCode = info->code;
+    outcome.status = looksLikeOutOfMemory(recent) ? RunStatus::OutOfMemory : RunStatus::WorkerError;
+    outcome.message = "worker exited with status " + std::to_string(info->code) + " during " + phase;
+  }
+  if (std::string tail = lastLine(recent); !tail.empty()) outcome.message += ": " + clip(tail, 300);
+  child_.reset();
+}
+
+void Worker::recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem) {
+  child_->killAndWait();
+  outcome.status = RunStatus::WorkerError;
+  outcome.phase = phase;
+  outcome.message = "protocol: " + problem;
+  outcome.stderrTail = child_->stderrTail();
+  child_.reset();
+}
+
+void Worker::readOutputs(RunOutcome& outcome, const std::vector<std::string>& paths) {
+  try {
+    for (const std::string& path : paths) outcome.outputs.push_back(readTensorFile(path));
+    outcome.status = RunStatus::Ok;
+  } catch (const Error& e) {
+    // A result nnfuzz cannot hold (say float16 for a float32 output) is the SUT's doing.
+    outcome.outputs.clear();
+    outcome.status = RunStatus::RunError;
+    outcome.phase = "run";
+    outcome.errorType = "BadOutput";
+    outcome.message = e.what();
+  }
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,107 @@
+// worker.h - one backend worker process (a SUT in one mode), driven case by case.
+//
+// A Worker speaks the protocol of docs/worker-protocol.md: it starts
+// `<command...> --mode MODE` lazily, reads the hello line, then for each case sends one
+// request and reads a prepare reply and a run reply, each under its own deadline. Whatever
+// the worker does - crash, abort, hang, exhaust memory, print garbage, exit - runCase returns
+// a RunOutcome and never throws; a dead or killed worker is replaced by a fresh one at the
+// next case. The worker runs in its own process group under RLIMIT_AS, with one OpenMP
+// thread and glibc's heap checking on. One Worker is used by one thread at a time; the
+// worker process dies with the thread that started it (PR_SET_PDEATHSIG), which is harmless
+// because a worker found dead between cases is restarted without recording anything.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "run/outcome.h"
+#include "run/process.h"
+
+namespace nnfuzz {
+
+/// Per-phase time limits and the memory limit of a worker.
+struct WorkerLimits {
+  std::chrono::milliseconds start{60000};    ///< until the hello line (imports, JIT set-up)
+  std::chrono::milliseconds prepare{60000};  ///< convert + compile one model
+  std::chrono::milliseconds run{30000};      ///< one inference
+  uint64_t memoryBytes = uint64_t{8} << 30;  ///< RLIMIT_AS (address space, not RSS); 0 = none
+};
+
+/// What to start.
+struct WorkerSpec {
+  std::string backend;               ///< e.g. "onnxruntime" (a label for outcomes)
+  std::string mode;                  ///< passed as `--mode MODE`
+  std::vector<std::string> command;  ///< argv before `--mode`
+  std::vector<std::pair<std::string, std::string>> env;  ///< extra environment variables
+  WorkerLimits limits;
+  /// glibc heap checking: MALLOC_CHECK_=3 (with libc_malloc_debug.so preloaded, which
+  /// glibc >= 2.34 needs for it to have any effect) and MALLOC_PERTURB_, so a heap
+  /// corruption aborts the worker (a Crash finding) instead of passing silently.
+  bool heapCheck = true;
+  /// Where the worker writes outputs; empty = a fresh temporary folder, removed at the end.
+  std::filesystem::path scratchDir;
+};
+
+/// The worker's first line.
+struct Hello {
+  std::string name, version;
+  std::vector<std::string> modes;
+};
+
+class Worker {
+ public:
+  explicit Worker(WorkerSpec spec);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker();
+
+  /// Runs one case folder (model.onnx + test_data_set_0/input_N.pb) through both phases.
+  RunOutcome runCase(const std::filesystem::path& caseDir);
+
+  /// Starts the worker now if it is not running (runCase does so lazily). Returns the
+  /// reason it could not start (exec failure, exit before hello, bad hello, timeout,
+  /// mode not offered), or an empty string.
+  std::string start();
+  /// Closes the worker's stdin, gives it a moment to exit, then kills its process group.
+  void stop();
+
+  bool running() const { return child_.has_value(); }
+  /// The last hello read (empty before the first start).
+  const Hello& hello() const { return hello_; }
+  /// How many worker processes were started so far (1 + restarts after deaths).
+  int starts() const { return starts_; }
+  /// Wall-clock seconds the last start took, spawn to hello.
+  double lastStartSeconds() const { return lastStartSeconds_; }
+  const WorkerSpec& spec() const { return spec_; }
+
+ private:
+  struct Reply;
+  std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
+                                  std::chrono::milliseconds limit);
+  void recordDeath(RunOutcome& outcome, const std::string& phase);
+  void recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem);
+  void readOutputs(RunOutcome& outcome, const std::vector<std::string>& paths);
+  SpawnOptions spawnOptions() const;
+  std::filesystem::path outputDir();
+
+  WorkerSpec spec_;
+  std::optional<Child> child_;
+  Hello hello_;
+  std::filesystem::path scratch_;
+  bool ownScratch_ = false;
+  uint64_t nextId_ = 1;
+  int starts_ = 0;
+  double lastStartSeconds_ = 0;
+};
+
+/// True when a worker's error text (exception type, message or stderr) says memory ran
+/// out: MemoryError, std::bad_alloc, "Cannot allocate memory", "out of memory", "failed to
+/// allocate" (case-insensitive). See docs/worker-protocol.md, "Out of memory".
+bool looksLikeOutOfMemory(const std::string& text);
+
+}  // namespace nnfuzz

@@ -1,0 +1,250 @@
+// worker_test.cpp - isolation: every way a worker can fail becomes the right RunOutcome,
+// and the same Worker object serves the next case with a fresh process.
+//
+// Drives nnfuzz_fake_worker (testdata/fake_worker.cpp) in mode "scripted": each case
+// folder holds a `behaviour` file naming what the worker does with it.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gen/generator.h"
+#include "onnx/case_folder.h"
+#include "run/worker.h"
+
+namespace nnfuzz {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+// A temporary folder holding one generated case per behaviour asked for.
+class WorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("nnfuzz-worker-test-" + std::to_string(getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    GenConfig config = defaultConfig();
+    config.seed = 5;
+    config.minOps = 2;
+    config.maxOps = 4;
+    generated_ = generateCase(config, 0);
+    writeCase(root_ / "base", generated_.graph, generated_.inputs, generated_.outputs, nlohmann::json::object(),
+              config.opset);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path caseWith(const std::string& behaviour) {
+    fs::path dir = root_ / behaviour;
+    if (!fs::exists(dir)) {
+      fs::copy(root_ / "base", dir, fs::copy_options::recursive);
+      std::ofstream(dir / "behaviour") << behaviour << "\n";
+    }
+    return dir;
+  }
+
+  static WorkerSpec spec(const std::string& mode = "scripted") {
+    WorkerSpec s;
+    s.backend = "fake";
+    s.mode = mode;
+    s.command = {NNFUZZ_FAKE_WORKER};
+    s.limits.start = milliseconds(5000);
+    s.limits.prepare = milliseconds(700);
+    s.limits.run = milliseconds(700);
+    s.limits.memoryBytes = uint64_t{128} << 20;  // small: MALLOC_PERTURB_ touches what the OOM tests allocate
+    return s;
+  }
+
+  void expectOk(const RunOutcome& o) {
+    ASSERT_EQ(o.status, RunStatus::Ok) << o.message << "\n" << o.stderrTail;
+    EXPECT_EQ(o.outputs, generated_.outputs);
+    EXPECT_EQ(o.version, "0.1");
+    EXPECT_EQ(o.phase, "");
+  }
+
+  fs::path root_;
+  GeneratedCase generated_;
+};
+
+TEST_F(WorkerTest, OkCasesReuseOneProcess) {
+  Worker w(spec());
+  for (int i = 0; i < 3; ++i) expectOk(w.runCase(caseWith("ok")));
+  EXPECT_EQ(w.starts(), 1);
+  EXPECT_EQ(w.hello().name, "fake");
+}
+
+struct Expectation {
+  std::string behaviour;
+  RunStatus status;
+  std::string phase;
+  int signal = 0;
+  std::string messagePart;
+};
+
+void PrintTo(const Expectation& e, std::ostream* os) { *os << e.behaviour; }
+
+class FailureTest : public WorkerTest, public ::testing::WithParamInterface<Expectation> {};
+
+// Each failure is classified, and the very same Worker then passes an ordinary case.
+TEST_P(FailureTest, IsClassifiedAndTheNextCaseStillWorks) {
+  const Expectation& e = GetParam();
+  Worker w(spec());
+  expectOk(w.runCase(caseWith("ok")));
+  RunOutcome bad = w.runCase(caseWith(e.behaviour));
+  EXPECT_EQ(runStatusName(bad.status), std::string(runStatusName(e.status))) << bad.message << "\n" << bad.stderrTail;
+  EXPECT_EQ(bad.phase, e.phase);
+  EXPECT_EQ(bad.signal, e.signal) << bad.message;
+  EXPECT_NE(bad.message.find(e.messagePart), std::string::npos) << bad.message;
+  EXPECT_TRUE(bad.outputs.empty());
+  EXPECT_EQ(bad.backend, "fake");
+  EXPECT_EQ(bad.mode, "scripted");
+  expectOk(w.runCase(caseWith("ok")));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Isolation, FailureTest,
+    ::testing::Values(
+        Expectation{"segv-prepare", RunStatus::Crash, "prepare", SIGSEGV, "SIGSEGV during prepare"},
+        Expectation{"segv-run", RunStatus::Crash, "run", SIGSEGV, "SIGSEGV during run"},
+        Expectation{"abort-run", RunStatus::Crash, "run", SIGABRT, "SIGABRT"},
+        Expectation{"heap-overflow", RunStatus::Crash, "run", SIGABRT, "SIGABRT"},
+        Expectation{"hang-prepare", RunStatus::Timeout, "prepare", 0, "prepare took longer than 0.7 s"},
+        Expectation{"hang-run", RunStatus::Timeout, "run", 0, "run took longer than 0.7 s"},
+        Expectation{"oom-run", RunStatus::OutOfMemory, "run", SIGABRT, "bad_alloc"},
+        Expectation{"oom-caught", RunStatus::OutOfMemory, "run", 0, "bad_alloc"},
+        Expectation{"kill-self", RunStatus::OutOfMemory, "run", SIGKILL, "SIGKILL"},
+        Expectation{"garbage", RunStatus::WorkerError, "run", 0, "protocol: not a JSON object: Loading model"},
+        Expectation{"exit-run", RunStatus::WorkerError, "run", 0, "exited with status 1 during run"},
+        Expectation{"worker-error", RunStatus::WorkerError, "prepare", 0, "no model.onnx"},
+        Expectation{"error-prepare", RunStatus::PrepareError, "prepare", 0, "Could not find an implementation"},
+        Expectation{"error-run", RunStatus::RunError, "run", 0, "bad shape"},
+        Expectation{"f16-output", RunStatus::RunError, "run", 0, "FLOAT16"},
+        Expectation{"stderr-flood", RunStatus::Crash, "run", SIGABRT, "last words"}),
+    [](const ::testing::TestParamInfo<Expectation>& info) {
+      std::string name = info.param.behaviour;
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name;
+    });
+
+TEST_F(WorkerTest, ErrorRepliesKeepTheWorkerAlive) {
+  Worker w(spec());
+  EXPECT_EQ(w.runCase(caseWith("error-prepare")).errorType, "NotImplemented");
+  EXPECT_EQ(w.runCase(caseWith("worker-error")).status, RunStatus::WorkerError);
+  expectOk(w.runCase(caseWith("ok")));
+  EXPECT_EQ(w.starts(), 1);
+}
+
+TEST_F(WorkerTest, DeathsRestartAFreshWorker) {
+  Worker w(spec());
+  EXPECT_EQ(w.runCase(caseWith("segv-run")).status, RunStatus::Crash);
+  EXPECT_FALSE(w.running());
+  EXPECT_EQ(w.runCase(caseWith("hang-run")).status, RunStatus::Timeout);
+  expectOk(w.runCase(caseWith("ok")));
+  EXPECT_EQ(w.starts(), 3);
+}
+
+TEST_F(WorkerTest, StderrTailIsTheLast64KiB) {
+  Worker w(spec());
+  RunOutcome o = w.runCase(caseWith("stderr-flood"));
+  EXPECT_EQ(o.stderrTail.size(), size_t{64 * 1024});
+  EXPECT_TRUE(o.stderrTail.ends_with("eee\nlast words\n")) << o.stderrTail.substr(o.stderrTail.size() - 100);
+}
+
+TEST_F(WorkerTest, HeapCorruptionPassesSilentlyWithoutHeapChecking) {
+  // The contrast that shows MALLOC_CHECK_ (with libc_malloc_debug) is what catches it.
+  WorkerSpec s = spec();
+  s.heapCheck = false;
+  Worker w(s);
+  expectOk(w.runCase(caseWith("heap-overflow")));
+}
+
+TEST_F(WorkerTest, TimeoutKillsTheWholeProcessGroup) {
+  Worker w(spec());
+  RunOutcome o = w.runCase(caseWith("hang-run"));
+  ASSERT_EQ(o.status, RunStatus::Timeout);
+  size_t at = o.stderrTail.find("grandchild ");
+  ASSERT_NE(at, std::string::npos) << o.stderrTail;
+  pid_t grandchild = std::atoi(o.stderrTail.c_str() + at + 11);
+  ASSERT_GT(grandchild, 0);
+  // Killed: gone, or a zombie waiting for init to reap it.
+  for (int i = 0; i < 200 && ::kill(grandchild, 0) == 0; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string pid, comm, state;
+    if (stat >> pid >> comm >> state && state == "Z") break;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+  std::string pid, comm, state;
+  if (stat >> pid >> comm >> state) {
+    EXPECT_EQ(state, "Z");
+  }
+}
+
+TEST_F(WorkerTest, WorkerThatExitsAfterHelloIsAWorkerErrorEveryTime) {
+  Worker w(spec("exit-after-hello"));
+  for (int i = 0; i < 2; ++i) {
+    RunOutcome o = w.runCase(caseWith("ok"));
+    EXPECT_EQ(o.status, RunStatus::WorkerError) << o.message;
+    EXPECT_EQ(o.exitCode, 0) << o.message;
+  }
+  EXPECT_EQ(w.starts(), 2);
+}
+
+TEST_F(WorkerTest, StartFailuresAreWorkerErrors) {
+  WorkerSpec slow = spec("slow-start");
+  slow.limits.start = milliseconds(300);
+  RunOutcome o = Worker(slow).runCase(caseWith("ok"));
+  EXPECT_EQ(o.status, RunStatus::WorkerError);
+  EXPECT_EQ(o.phase, "start");
+  EXPECT_NE(o.message.find("no hello within 0.3 s"), std::string::npos) << o.message;
+
+  o = Worker(spec("no-hello")).runCase(caseWith("ok"));
+  EXPECT_NE(o.message.find("exited with status 3 before its hello (stderr: fake worker: not installed)"),
+            std::string::npos)
+      << o.message;
+
+  o = Worker(spec("no-such-mode")).runCase(caseWith("ok"));
+  EXPECT_NE(o.message.find("unknown mode 'no-such-mode'"), std::string::npos) << o.message;
+
+  WorkerSpec missing = spec();
+  missing.command = {"/nonexistent/worker"};
+  o = Worker(missing).runCase(caseWith("ok"));
+  EXPECT_EQ(o.status, RunStatus::WorkerError);
+  EXPECT_NE(o.message.find("cannot run '/nonexistent/worker': No such file"), std::string::npos) << o.message;
+}
+
+TEST_F(WorkerTest, MemoryLimitIsEnforced) {
+  WorkerSpec s = spec();
+  s.limits.memoryBytes = uint64_t{96} << 20;
+  Worker w(s);
+  auto begin = std::chrono::steady_clock::now();
+  RunOutcome o = w.runCase(caseWith("oom-caught"));
+  EXPECT_EQ(o.status, RunStatus::OutOfMemory) << o.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+}
+
+TEST(OutOfMemoryHeuristic, RecognisesTheUsualWordings) {
+  EXPECT_TRUE(looksLikeOutOfMemory("MemoryError"));
+  EXPECT_TRUE(looksLikeOutOfMemory("terminate called after throwing an instance of 'std::bad_alloc'"));
+  EXPECT_TRUE(looksLikeOutOfMemory("mmap failed: Cannot allocate memory"));
+  EXPECT_TRUE(looksLikeOutOfMemory("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Failed to allocate memory"));
+  EXPECT_FALSE(looksLikeOutOfMemory("Segmentation fault in Conv"));
+  EXPECT_FALSE(looksLikeOutOfMemory("Could not find an implementation for Memory(1)"));
+}
+
+TEST(RunStatusNames, AreStable) {
+  EXPECT_STREQ(runStatusName(RunStatus::Ok), "ok");
+  EXPECT_STREQ(runStatusName(RunStatus::OutOfMemory), "out_of_memory");
+  EXPECT_STREQ(runStatusName(RunStatus::WorkerError), "worker_error");
+}
+
+}  // namespace
+}  // namespace nnfuzz
