@@ -201,6 +201,8 @@ def main(backend_class, argv=None):
     proto = Protocol()
     backend = backend_class(mode)
     try:
+        import numpy  # noqa: F401  (before the hello: the first case should not pay for it)
+        import onnx  # noqa: F401
         version = backend.load()
     except ImportError as exc:
         print(f"{backend_class.NAME} worker: not installed: {exc}", file=sys.stderr)

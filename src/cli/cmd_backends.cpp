@@ -33,8 +33,9 @@ void addBackendsCommand(CLI::App& app) {
     for (const BackendInfo& i : infos) {
       std::string modes;
       for (const std::string& m : i.modes) modes += (modes.empty() ? "" : " ") + m;
-      fmt::print("{:<14} {:<9} {:<16} {:<14} {:>7.2f}s  {}\n", i.name, i.installed ? "yes" : "no",
-                 i.installed ? i.version : "-", modes, i.startSeconds, i.description);
+      std::string startup = i.installed ? fmt::format("{:.2f}s", i.startSeconds) : "-";
+      fmt::print("{:<14} {:<9} {:<16} {:<14} {:>8}  {}\n", i.name, i.installed ? "yes" : "no",
+                 i.installed ? i.version : "-", modes, startup, i.description);
       if (!i.installed) fmt::print("{:<14} ({})\n", "", i.problem);
     }
   });

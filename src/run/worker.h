@@ -29,7 +29,7 @@ struct WorkerLimits {
   std::chrono::milliseconds start{60000};    ///< until the hello line (imports, JIT set-up)
   std::chrono::milliseconds prepare{60000};  ///< convert + compile one model
   std::chrono::milliseconds run{30000};      ///< one inference
-  uint64_t memoryBytes = uint64_t{8} << 30;  ///< RLIMIT_AS (address space, not RSS); 0 = none
+  uint64_t memoryBytes = uint64_t{4} << 30;  ///< RLIMIT_AS (address space, not RSS); 0 = none
 };
 
 /// What to start.
@@ -43,7 +43,8 @@ struct WorkerSpec {
   /// glibc >= 2.34 needs for it to have any effect) and MALLOC_PERTURB_, so a heap
   /// corruption aborts the worker (a Crash finding) instead of passing silently.
   bool heapCheck = true;
-  /// Where the worker writes outputs; empty = a fresh temporary folder, removed at the end.
+  /// Where the worker writes outputs; empty = a fresh folder in /dev/shm (else $TMPDIR),
+  /// removed at the end.
   std::filesystem::path scratchDir;
 };
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -229,6 +230,21 @@ TEST_F(WorkerTest, MemoryLimitIsEnforced) {
   RunOutcome o = w.runCase(caseWith("oom-caught"));
   EXPECT_EQ(o.status, RunStatus::OutOfMemory) << o.message;
   EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+}
+
+// The protocol's own cost per case (request, two replies, output files read back), with a
+// worker that does no work: it must stay far below an ONNX Runtime test (about 5 ms).
+TEST_F(WorkerTest, ProtocolOverheadPerCaseIsSmall) {
+  Worker w(spec());
+  fs::path ok = caseWith("ok");
+  expectOk(w.runCase(ok));  // start-up is not per-case
+  const int cases = 300;
+  auto begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < cases; ++i) ASSERT_EQ(w.runCase(ok).status, RunStatus::Ok);
+  double perCase = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() / cases;
+  std::printf("protocol overhead: %.3f ms per case (fake worker, %d cases)\n", perCase * 1e3, cases);
+  EXPECT_LT(perCase, 0.005);
+  EXPECT_EQ(w.starts(), 1);
 }
 
 TEST(OutOfMemoryHeuristic, RecognisesTheUsualWordings) {
