@@ -152,9 +152,9 @@ def serve_one(backend, req, send):
     import onnx
 
     req_id = req.get("id")
-    case_dir, out_dir = req["case"], req["out"]
     start = time.perf_counter()
     try:
+        case_dir, out_dir = req["case"], req["out"]
         model_path = os.path.join(case_dir, "model.onnx")
         model = onnx.load(model_path)
         feeds = read_case(case_dir, model)

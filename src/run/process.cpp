@@ -111,12 +111,18 @@ Child Child::spawn(const SpawnOptions& options) {
   std::vector<std::string> envStrings = mergedEnvironment(options.env);
   std::vector<char*> argv = pointers(argvStrings), envp = pointers(envStrings);
 
-  int in[2], out[2], err[2], errorPipe[2];
+  int fds[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  int *in = fds, *out = fds + 2, *err = fds + 4, *errorPipe = fds + 6;
+  auto fail = [&](const char* what) {
+    int code = errno;
+    for (int& fd : fds) closeFd(fd);
+    throw Error(std::string(what) + ": " + std::strerror(code));
+  };
   if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(errorPipe, O_CLOEXEC))
-    throw Error(std::string("cannot create pipes: ") + std::strerror(errno));
+    fail("cannot create pipes");
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid < 0) fail("fork failed");
   if (pid == 0)
     becomeChild(path.c_str(), argv.data(), envp.data(), in[0], out[1], err[1], errorPipe[1], parent,
                 options.addressSpaceBytes);

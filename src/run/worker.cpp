@@ -182,6 +182,20 @@ fs::path Worker::outputDir() {
 }
 
 RunOutcome Worker::runCase(const fs::path& caseDir) {
+  try {
+    return runCaseOrThrow(caseDir);
+  } catch (const std::exception& e) {  // nnfuzz's side failed (file system, encoding): not a finding
+    child_.reset();
+    RunOutcome outcome;
+    outcome.backend = spec_.backend;
+    outcome.mode = spec_.mode;
+    outcome.status = RunStatus::WorkerError;
+    outcome.message = std::string("nnfuzz could not run the case: ") + e.what();
+    return outcome;
+  }
+}
+
+RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir) {
   RunOutcome outcome;
   outcome.backend = spec_.backend;
   outcome.mode = spec_.mode;
@@ -198,14 +212,7 @@ RunOutcome Worker::runCase(const fs::path& caseDir) {
   child_->drainStderr();
   child_->clearStderr();  // the tail of a finding is what this case made the worker write
 
-  fs::path out;
-  try {
-    out = outputDir();
-  } catch (const std::exception& e) {
-    outcome.status = RunStatus::WorkerError;
-    outcome.message = e.what();
-    return outcome;
-  }
+  fs::path out = outputDir();
   uint64_t id = nextId_++;
   json request = {{"id", id}, {"case", fs::absolute(caseDir).lexically_normal().string()}, {"out", out.string()}};
   if (!child_->write(request.dump() + "\n")) {
@@ -319,7 +326,7 @@ void Worker::readOutputs(RunOutcome& outcome, const std::vector<std::string>& pa
   try {
     for (const std::string& path : paths) outcome.outputs.push_back(readTensorFile(path));
     outcome.status = RunStatus::Ok;
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     // A result nnfuzz cannot hold (say float16 for a float32 output) is the SUT's doing.
     outcome.outputs.clear();
     outcome.status = RunStatus::RunError;

@@ -82,6 +82,7 @@ class Worker {
 
  private:
   struct Reply;
+  RunOutcome runCaseOrThrow(const std::filesystem::path& caseDir);
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);
   void recordDeath(RunOutcome& outcome, const std::string& phase);
