@@ -4,7 +4,7 @@
 // address-space limit (RLIMIT_AS) and a chosen environment, and lets the parent read
 // stdout a line at a time with a deadline while it drains stderr into a bounded tail (so
 // a chatty child never blocks on a full pipe). It knows nothing of the worker protocol:
-// worker.h builds that on top. Linux only (prctl, close_range, /proc-free).
+// worker.h builds that on top. Linux only (prctl, close_range).
 #pragma once
 
 #include <sys/types.h>
@@ -49,6 +49,7 @@ class Child {
   Child& operator=(const Child&) = delete;
   ~Child();
 
+  /// How readLine ended: a line, the deadline passed, stdout closed, or a line over kLineLimit.
   enum class Read { Line, Timeout, Closed, TooLong };
   /// Reads one stdout line (without '\n') before `deadline`, draining stderr meanwhile.
   /// Closed: stdout reached end of file (the child exited or closed it).
@@ -67,14 +68,20 @@ class Child {
   std::optional<ExitInfo> wait(Clock::time_point deadline);
   /// Kills the group if needed and reaps the child.
   ExitInfo killAndWait();
+  /// True if kill() reached the child while it was still unreaped (a SIGKILL it then died
+  /// of was ours, not the kernel's OOM killer's).
   bool killedByUs() const { return killed_; }
 
+  /// The child's pid, which is also its process group id.
   pid_t pid() const { return pid_; }
-  /// The last `stderrLimit` bytes the child wrote to stderr since the last clearStderr().
+  /// The last kStderrLimit bytes the child wrote to stderr since the last clearStderr().
   const std::string& stderrTail() const { return stderrTail_; }
+  /// Forgets the stderr read so far (the next finding's tail starts here).
   void clearStderr() { stderrTail_.clear(); }
 
+  /// How much stderr is kept.
   static constexpr size_t kStderrLimit = 64 * 1024;
+  /// The longest stdout line accepted (a reply listing outputs is far shorter).
   static constexpr size_t kLineLimit = 64 * 1024 * 1024;
 
  private:

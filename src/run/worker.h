@@ -54,6 +54,7 @@ struct Hello {
   std::vector<std::string> modes;
 };
 
+/// One worker process for one (backend, mode), restarted as needed; see the file comment.
 class Worker {
  public:
   explicit Worker(WorkerSpec spec);
@@ -62,6 +63,7 @@ class Worker {
   ~Worker();
 
   /// Runs one case folder (model.onnx + test_data_set_0/input_N.pb) through both phases.
+  /// Never throws. stderrTail is filled for every outcome but Ok.
   RunOutcome runCase(const std::filesystem::path& caseDir);
 
   /// Starts the worker now if it is not running (runCase does so lazily). Returns the
