@@ -1,85 +1,11 @@
-"""Helpers for the worker tests: a protocol driver and hand-made case folders."""
-import json
+"""Fixtures for the worker tests (helpers live in driver.py)."""
 import os
-import select
-import subprocess
 import sys
-import time
 
-import numpy as np
-import onnx
 import pytest
-from onnx import numpy_helper
 
-WORKERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROOT = os.path.dirname(WORKERS)
-
-
-class Driver:
-    """Speaks the worker protocol from the nnfuzz side (just enough for tests)."""
-
-    def __init__(self, argv, timeout=120):
-        self.timeout = timeout
-        # stdout unbuffered and split by hand: select() on a buffered reader would miss a
-        # second line that arrived with the first
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0)
-        self.buffer = b""
-        started = time.perf_counter()
-        self.hello = self.read()
-        self.start_seconds = time.perf_counter() - started
-        self.next_id = 1
-
-    def read(self):
-        deadline = time.monotonic() + self.timeout
-        while b"\n" not in self.buffer:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0, deadline - time.monotonic()))
-            assert ready, "worker did not answer in time"
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            assert chunk, f"worker closed stdout; stderr:\n{self.proc.stderr.read()[-3000:].decode()}"
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def request(self, case, out):
-        req_id = self.next_id
-        self.next_id += 1
-        os.makedirs(out, exist_ok=True)
-        self.proc.stdin.write((json.dumps({"id": req_id, "case": str(case), "out": str(out)}) + "\n").encode())
-        self.proc.stdin.flush()
-        replies = [self.read()]
-        if replies[0]["status"] == "ok":
-            replies.append(self.read())
-        for r in replies:
-            assert r["id"] == req_id
-        return replies
-
-    def close(self):
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=30)
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        return code
-
-
-def write_case(folder, model, inputs):
-    """model.onnx + test_data_set_0/input_N.pb + output_N.pb from onnx's reference evaluator."""
-    from onnx.reference import ReferenceEvaluator
-    data = folder / "test_data_set_0"
-    data.mkdir(parents=True)
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, folder / "model.onnx")
-    names = [i.name for i in model.graph.input]
-    for k, (name, arr) in enumerate(zip(names, inputs)):
-        onnx.save_tensor(numpy_helper.from_array(arr, name), data / f"input_{k}.pb")
-    outs = ReferenceEvaluator(model).run(None, dict(zip(names, inputs)))
-    for k, (o, arr) in enumerate(zip(model.graph.output, outs)):
-        onnx.save_tensor(numpy_helper.from_array(np.asarray(arr), o.name), data / f"output_{k}.pb")
-    return [np.asarray(a) for a in outs]
-
-
-def load_tensor(path):
-    return numpy_helper.to_array(onnx.load_tensor(path))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from driver import Driver  # noqa: E402
 
 
 @pytest.fixture
@@ -95,7 +21,3 @@ def driver():
         if d.proc.poll() is None:
             d.proc.kill()
             d.proc.wait()
-
-
-def worker_argv(name, mode):
-    return [sys.executable, os.path.join(WORKERS, f"{name}_worker.py"), "--mode", mode]

@@ -11,7 +11,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from conftest import ROOT, WORKERS, load_tensor, worker_argv, write_case
+from driver import ROOT, WORKERS, load_tensor, worker_argv, write_case
 
 SUTS = ["onnxruntime", "openvino", "tvm"]
 
