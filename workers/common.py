@@ -91,7 +91,6 @@ def read_case(case_dir, model):
     Tensors are matched by name when the names agree (our cases and ONNX's name them), else
     by position; a dtype or shape that disagrees with the model is a HarnessError: casting
     silently would test a different model."""
-    import numpy as np
     import onnx
     from onnx import numpy_helper
 

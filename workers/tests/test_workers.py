@@ -1,6 +1,5 @@
 """The Python workers: each real SUT on a small mixed model in each mode, and the shared
 helper's promises (stdout hygiene, error classification, dtype checks, exit statuses)."""
-import json
 import os
 import re
 import subprocess
