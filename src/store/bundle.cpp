@@ -183,4 +183,17 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
   return dir;
 }
 
+size_t removePartialBundles(const fs::path& root) {
+  std::error_code ec;
+  size_t removed = 0;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 1 && name[0] == '.' && name.find(".partial-") != std::string::npos) {
+      fs::remove_all(entry.path(), ec);
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 }  // namespace nnfuzz

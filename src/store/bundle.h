@@ -63,4 +63,8 @@ struct BundleFinding {
 std::filesystem::path writeBundle(const std::filesystem::path& root, const BundleCase& bcase,
                                   const BundleFinding& finding);
 
+/// Removes the hidden temporary folders (.NAME.partial-*) that writers killed mid-bundle left
+/// under `root`; returns how many. Call it when resuming, before any writer runs.
+size_t removePartialBundles(const std::filesystem::path& root);
+
 }  // namespace nnfuzz

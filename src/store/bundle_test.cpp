@@ -121,6 +121,12 @@ TEST_F(Bundle, ContentsAndAtomicity) {
   EXPECT_NE(readme.find("Add, Relu, Sigmoid"), std::string::npos);
   EXPECT_NE(readFileBytes(dir / "error.txt").find("differs: output 1:"), std::string::npos);
 
+  // A writer killed mid-bundle leaves a hidden partial folder; resuming clears it away.
+  fs::create_directories(root / ".onnxruntime-opt-dcf-12345678.partial-99-0" / "actual");
+  EXPECT_EQ(removePartialBundles(root), 1u);
+  EXPECT_TRUE(fs::exists(dir));
+  EXPECT_EQ(removePartialBundles(root / "nowhere"), 0u);
+
   // Writing the same bug again keeps the first example.
   const auto before = fs::last_write_time(dir / "meta.json");
   EXPECT_EQ(writeDcf(reference, ""), dir);
