@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 
@@ -228,6 +229,41 @@ TEST_F(Bundle, OnnxRuntimeReproDetectsTheSameError) {
   writeTensorFile(dir / "test_data_set_0" / "input_1.pb", Tensor({DType::Int32, {1}}, {1}), "input_1");
   c = run("python3 " + (dir / "repro.py").string());
   EXPECT_EQ(c.exitCode, 2) << c.output;
+}
+
+// Crashes and hangs: the recorded symptom comes back when the SUT dies or hangs in the child
+// (simulated by patching the generated script's prepare()), and is absent when it does not.
+TEST_F(Bundle, OnnxRuntimeReproDetectsCrashesAndHangs) {
+  if (!pythonHas("onnxruntime") || !pythonHas("onnx")) GTEST_SKIP() << "python3 with onnxruntime and onnx needed";
+  const Oracle oracle;
+  auto write = [&](RunStatus status, int signal, const std::string& body) {
+    RunOutcome o;
+    o.backend = "onnxruntime";
+    o.mode = "noopt";
+    o.status = status;
+    o.phase = "prepare";
+    o.signal = signal;
+    BundleFinding f;
+    f.judgement = oracle.judge(o, {});
+    f.signature = makeSignature(f.judgement, o, opTypesOf(graph));
+    f.outcome = o;
+    f.prepareLimitSeconds = 3;
+    const fs::path dir = writeBundle(root, bundleCase(graph, inputs, reference, {}), f);
+    const Command clean = run("python3 " + (dir / "repro.py").string());
+    std::string text = readFileBytes(dir / "repro.py");
+    const std::string def = "def prepare(model_path, mode):\n";
+    text.replace(text.find(def), def.size(), def + "    " + body + "\n");
+    writeFileBytes(dir / "repro.py", text);
+    return std::pair{clean, run("python3 " + (dir / "repro.py").string())};
+  };
+  auto [clean, crashed] = write(RunStatus::Crash, SIGSEGV, "os.kill(os.getpid(), 11)");
+  EXPECT_EQ(clean.exitCode, 0) << clean.output;
+  EXPECT_EQ(crashed.exitCode, 1) << crashed.output;
+  EXPECT_NE(crashed.output.find("died by signal 11 during prepare"), std::string::npos) << crashed.output;
+  auto [clean2, hung] = write(RunStatus::Timeout, 0, "import time; time.sleep(30)");
+  EXPECT_EQ(clean2.exitCode, 0) << clean2.output;
+  EXPECT_EQ(hung.exitCode, 1) << hung.output;
+  EXPECT_NE(hung.output.find("timeout during prepare"), std::string::npos) << hung.output;
 }
 
 TEST_F(Bundle, PythonNormaliserAgreesWithCpp) {

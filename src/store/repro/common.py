@@ -272,8 +272,9 @@ def run_child(mode):
         return {"status": status, "phase": phase, "signal": sig, "stderr": stderr[-4000:]}
     result_path = os.path.join(out_dir, "result.json")
     if not os.path.exists(result_path):
-        return {"status": "crash", "phase": phase, "signal": 0, "stderr": stderr[-4000:],
-                "message": "child exited %d without a result" % proc.returncode}
+        # Exited without a word: the SUT's package failed to import, or something called exit().
+        return {"status": "error", "phase": phase or "import", "error_type": "ExitStatus",
+                "message": "child exited %d without a result: %s" % (proc.returncode, stderr[-2000:])}
     with open(result_path) as f:
         result = json.load(f)
     if result["status"] == "ok":
