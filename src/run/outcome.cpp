@@ -1,4 +1,4 @@
-// outcome.cpp - names of run statuses (as stored and printed).
+// outcome.cpp - names of run statuses (see outcome.h).
 #include "run/outcome.h"
 
 namespace nnfuzz {
@@ -6,14 +6,14 @@ namespace nnfuzz {
 const char* runStatusName(RunStatus status) {
   switch (status) {
     case RunStatus::Ok: return "ok";
-    case RunStatus::PrepareError: return "prepare_error";
-    case RunStatus::RunError: return "run_error";
+    case RunStatus::PrepareError: return "prepare-error";
+    case RunStatus::RunError: return "run-error";
     case RunStatus::Crash: return "crash";
     case RunStatus::Timeout: return "timeout";
-    case RunStatus::OutOfMemory: return "out_of_memory";
-    case RunStatus::WorkerError: return "worker_error";
+    case RunStatus::OutOfMemory: return "out-of-memory";
+    case RunStatus::WorkerError: return "worker-error";
   }
-  return "?";
+  return "unknown";
 }
 
 }  // namespace nnfuzz

@@ -20,7 +20,7 @@ enum class RunStatus {
   WorkerError,    ///< the worker broke the protocol or could not start
 };
 
-/// "ok", "prepare_error", "run_error", "crash", "timeout", "out_of_memory", "worker_error".
+/// "ok", "prepare-error", "run-error", "crash", "timeout", "out-of-memory", "worker-error".
 const char* runStatusName(RunStatus status);
 
 struct RunOutcome {

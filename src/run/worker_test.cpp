@@ -258,8 +258,8 @@ TEST(OutOfMemoryHeuristic, RecognisesTheUsualWordings) {
 
 TEST(RunStatusNames, AreStable) {
   EXPECT_STREQ(runStatusName(RunStatus::Ok), "ok");
-  EXPECT_STREQ(runStatusName(RunStatus::OutOfMemory), "out_of_memory");
-  EXPECT_STREQ(runStatusName(RunStatus::WorkerError), "worker_error");
+  EXPECT_STREQ(runStatusName(RunStatus::OutOfMemory), "out-of-memory");
+  EXPECT_STREQ(runStatusName(RunStatus::WorkerError), "worker-error");
 }
 
 }  // namespace
