@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   addGenCommand(app);
   addCheckCommand(app);
   addOpsCommand(app);
+  addCovCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,5 +8,6 @@ namespace nnfuzz::cli {
 void addGenCommand(CLI::App& app);
 void addCheckCommand(CLI::App& app);
 void addOpsCommand(CLI::App& app);
+void addCovCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli
