@@ -19,6 +19,8 @@ import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
 
+ort.set_default_logger_severity(3)
+
 
 def load_tensors(folder, prefix):
     files = sorted(glob.glob(os.path.join(folder, f"{prefix}_*.pb")),
@@ -61,6 +63,7 @@ def check_case(case, rtol, atol):
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.intra_op_num_threads = 1
+    options.log_severity_level = 3
     try:
         session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
     except Exception as e:

@@ -35,6 +35,8 @@ TEST(GeneratedModels, AllPassTheOnnxCheckerWithOurTypes) {
     validateConfig(c);
     for (int i = 0; i < perSeed; ++i) {
       GeneratedCase k = generateCase(c, static_cast<uint64_t>(i));
+      if (k.unsoundOps && failures[k.firstUnsound.substr(0, 60)]++ == 0)
+        ADD_FAILURE() << "seed " << seed << " case " << i << ": unsound sampler: " << k.firstUnsound;
       const auto model = exportModel(k.graph);
       if (auto problem = checkModel(model, &k.graph)) {
         const auto key = problem->substr(0, 120);

@@ -96,7 +96,7 @@ class BlindGen : public Generator {
     }
     InferResult r = inferNode(spec, types, constants, attrs);
     if (!r.ok()) return false;
-    if (spec.typeOperand < arity && config_.avoids(spec, types[static_cast<size_t>(spec.typeOperand)]->dtype)) return false;
+    if (config_.avoids(spec, types, attrs)) return false;
     for (const TensorType& t : r.types) {
       if (t.numel() == 0 || t.numel() > kMaxBlindElements) return false;
     }

@@ -1,5 +1,6 @@
 #include "gen/config.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -10,20 +11,6 @@
 namespace nnfuzz {
 
 using nlohmann::json;
-
-namespace {
-
-// Measured by tools/probe_ort_kernels.py against onnxruntime's CPU provider: these
-// (op, dtype) pairs are valid ONNX but rejected with NOT_IMPLEMENTED at session creation.
-constexpr const char* kOnnxRuntimeMissingKernels = R"({
-  "Elu": ["f64"], "Erf": ["f64"], "HardSigmoid": ["f64"], "HardSwish": ["f64"], "Mean": ["f64"],
-  "Relu": ["i64"], "Selu": ["f64"], "Softplus": ["f64"], "Softsign": ["f64"], "ThresholdedRelu": ["f64"],
-  "Where": ["bool"]
-})";
-
-std::vector<std::pair<const OpSpec*, DType>> parseAvoid(const nlohmann::json& j);
-
-}  // namespace
 
 GenConfig defaultConfig() {
   GenConfig c;
@@ -36,14 +23,13 @@ GenConfig defaultConfig() {
     c.ops.push_back(spec);
     c.opWeights.push_back(1.0);
   }
-  c.avoid = parseAvoid(nlohmann::json::parse(kOnnxRuntimeMissingKernels));
+  c.avoid = onnxRuntimeAvoidRules();
   return c;
 }
 
-bool GenConfig::avoids(const OpSpec& spec, DType dtype) const {
-  for (const auto& [op, d] : avoid)
-    if (op == &spec && d == dtype) return true;
-  return false;
+bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
+                       const Attributes& attrs) const {
+  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, operands, attrs); });
 }
 
 namespace {
@@ -67,22 +53,6 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
                                             "exclude_ops", "avoid"};
-
-std::vector<std::pair<const OpSpec*, DType>> parseAvoid(const json& j) {
-  if (!j.is_object()) bad("avoid", "expected an object like {\"Mean\": [\"f64\"]}");
-  std::vector<std::pair<const OpSpec*, DType>> out;
-  for (const auto& [name, list] : j.items()) {
-    const OpSpec* spec = findOp(name);
-    if (!spec) bad("avoid", "unknown operator '" + name + "'");
-    if (!list.is_array()) bad("avoid." + name, "expected a list of dtypes");
-    for (const json& d : list) {
-      const auto dtype = d.is_string() ? dtypeFromName(d.get<std::string>()) : std::nullopt;
-      if (!dtype) bad("avoid." + name, "unknown dtype " + d.dump());
-      out.emplace_back(spec, *dtype);
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -152,7 +122,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
         }
     }
   }
-  if (j.contains("avoid")) c.avoid = parseAvoid(j["avoid"]);
+  if (j.contains("avoid")) c.avoid = parseAvoidRules(j["avoid"]);
   return c;
 }
 
@@ -208,9 +178,7 @@ json configToJson(const GenConfig& c) {
   json ops = json::object();
   for (size_t i = 0; i < c.ops.size(); ++i) ops[std::string(c.ops[i]->name)] = c.opWeights[i];
   j["ops"] = ops;
-  json avoid = json::object();
-  for (const auto& [spec, dtype] : c.avoid) avoid[std::string(spec->name)].push_back(std::string(dtypeName(dtype)));
-  j["avoid"] = avoid;
+  j["avoid"] = avoidRulesToJson(c.avoid);
   return j;
 }
 

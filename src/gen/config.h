@@ -11,7 +11,7 @@
 //     "dtypes": {"f32": 1, "f64": 0.1},      // dtypes of fresh tensors, with weights
 //     "ops": {"*": 1, "Conv": 2},             // allow-list with weights; "*" = every other op
 //     "exclude_ops": ["Resize"],
-//     "avoid": {"Mean": ["f64"], "Where": ["bool"]}  // (op, dtype) pairs not to generate
+//     "avoid": [{"op": "Mean", "dtypes": ["f64"]}]  // configurations not to generate (avoid.h)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gen/avoid.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -39,14 +40,14 @@ struct GenConfig {
   int opset = 17;
   std::vector<const OpSpec*> ops;  ///< allowed operators, registry order
   std::vector<double> opWeights;   ///< parallel to ops
-  /// (op, dtype of its type operand) pairs never to generate: kernels a target SUT lacks.
-  std::vector<std::pair<const OpSpec*, DType>> avoid;
+  /// Configurations never to generate: what a target SUT lacks or is known to get wrong.
+  std::vector<AvoidRule> avoid;
 
-  bool avoids(const OpSpec& spec, DType dtype) const;
+  bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };
 
 /// The built-in default: every operator, float32 mostly, Isra's paper settings, and the
-/// (op, dtype) pairs ONNX Runtime's CPU provider has no kernel for avoided.
+/// configurations ONNX Runtime's CPU provider rejects or gets wrong avoided (avoid.h).
 GenConfig defaultConfig();
 /// Applies a JSON config on top of `base`. Throws nnfuzz::Error naming the bad field.
 GenConfig applyConfigJson(GenConfig base, const nlohmann::json& json);

@@ -38,6 +38,7 @@ TEST(Generators, EveryCaseVerifiesAndHasFiniteReferenceOutputs) {
       ASSERT_EQ(k.inputs.size(), k.graph.inputs().size());
       ASSERT_EQ(k.outputs.size(), k.graph.outputs().size());
       nonFinite += k.nonFinite;
+      ASSERT_EQ(k.unsoundOps, 0) << k.firstUnsound;
       if (gen == "isra") {
         // The reference re-run from scratch gives exactly the outputs generation recorded.
         auto rerun = runGraph(k.graph, k.inputs);

@@ -21,6 +21,8 @@ struct GeneratedCase {
   bool nonFinite = false;       ///< some reference output is NaN/Inf: not a normal test
   int requestedOps = 0;         ///< the op count drawn for this case
   int attempts = 0;             ///< operator (isra/randoop) or graph (declgen) attempts made
+  int unsoundOps = 0;           ///< instantiations a sampler got wrong (skipped); tests want 0
+  std::string firstUnsound;     ///< what the first of them was
   std::vector<std::string> opTypes() const;
 };
 

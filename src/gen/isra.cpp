@@ -46,9 +46,11 @@ class IsraGen : public Generator {
       ++out.attempts;
       const OpSpec& spec = *ops_[rng.weighted(weights_)];
       Instantiation inst = instantiateOp(spec, rng, config_.limits, &pool, config_.pickingRate);
-      if (!inst.ok()) continue;  // only when a sampler is unsound; the tests count these
-      const auto typeOperand = static_cast<size_t>(spec.typeOperand);
-      if (typeOperand < inst.operands.size() && config_.avoids(spec, inst.operands[typeOperand].type.dtype)) continue;
+      if (auto problem = unsound(spec, inst)) {
+        if (out.unsoundOps++ == 0) out.firstUnsound = *problem;
+        continue;
+      }
+      if (!config_.avoid.empty() && config_.avoids(spec, operandTypes(inst), inst.attrs)) continue;
 
       // Concrete operands: reused values' data, or fresh data in the operand's range.
       fresh.assign(inst.operands.size(), Tensor());
@@ -88,6 +90,24 @@ class IsraGen : public Generator {
   }
 
  private:
+  static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
+    std::vector<const TensorType*> types;
+    for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
+    return types;
+  }
+
+  /// A sampler bug: its own inference rejects what it sampled, or a result is empty.
+  static std::optional<std::string> unsound(const OpSpec& spec, const Instantiation& inst) {
+    if (!inst.ok()) return inst.error;
+    for (const TensorType& t : inst.outputTypes)
+      if (t.numel() == 0) {
+        std::string operands;
+        for (const Operand& op : inst.operands) operands += " " + (op.omitted ? std::string("_") : toString(op.type));
+        return std::string(spec.name) + " gives an empty result " + toString(t) + " from" + operands;
+      }
+    return std::nullopt;
+  }
+
   static bool acceptable(const OpSpec& spec, const std::vector<const Tensor*>& operands, const Attributes& attrs,
                          std::vector<Tensor>& results) {
     for (const Tensor& t : results)

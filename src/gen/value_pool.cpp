@@ -21,8 +21,9 @@ void ValuePool::add(ValueId id, Tensor data) {
     }
   }
   summaries_[id] = s;
+  // Empty constants (e.g. no axes) are never offered for reuse: nothing may be empty.
+  if (data.numel() > 0) ids_.push_back(id);
   data_[id] = std::move(data);
-  ids_.push_back(id);
 }
 
 ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,

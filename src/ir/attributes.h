@@ -73,4 +73,7 @@ class Attributes {
   std::map<std::string, AttrValue, std::less<>> values_;
 };
 
+/// An attribute value as the text form writes it: 3, 0.5, "nearest", [1,2], [0.5,1.0].
+std::string attrText(const AttrValue& value);
+
 }  // namespace nnfuzz

@@ -64,6 +64,12 @@ void printAttr(std::string& out, const AttrValue& value) {
 
 }  // namespace
 
+std::string attrText(const AttrValue& value) {
+  std::string out;
+  printAttr(out, value);
+  return out;
+}
+
 std::string printGraph(const Graph& g) {
   std::unordered_map<ValueId, size_t> number;
   auto name = [&](ValueId v) { return v == kNoValue ? std::string("_") : "%" + std::to_string(number.at(v)); };

@@ -7,6 +7,8 @@
 // NodeTests.Run/<folder>__<root> imports model.onnx, runs the reference on every
 // test_data_set_*/input_N.pb and compares with output_N.pb: rtol 1e-3, atol 1e-7 for
 // floats, integers and bools exact, NaN positions equal, dtype and shape equal.
+// Graph inputs feeding operands the op wants constant (OpSpec::constantInputs: shapes,
+// axes, pads, ...) become initializers holding each data set's values.
 //
 // A test is SKIPPED, with its reason, when
 //  - the model's opset selects another schema version of the op than the one we implement
@@ -236,6 +238,41 @@ std::string caseName(const ::testing::TestParamInfo<NodeCase>& info) {
   return name;
 }
 
+// Node tests feed shape-like operands (Reshape's shape, Slice's starts, Resize's scales,
+// ...) as graph inputs, while nnfuzz wants them as weights (OpSpec::constantInputs). This
+// turns the graph inputs feeding such operands into initializers holding the data set's
+// values, and gives the indices (among the graph's runtime inputs) of those left.
+std::vector<size_t> foldConstantOperands(onnx::ModelProto& model, const OpSpec& spec, const fs::path& set) {
+  onnx::GraphProto* g = model.mutable_graph();
+  std::set<std::string> initializers, constant;
+  for (const auto& t : g->initializer()) initializers.insert(t.name());
+  if (g->node_size() == 1)
+    for (int i = 0; i < g->node(0).input_size(); ++i)
+      if (spec.isConstantInput(i) && !g->node(0).input(i).empty()) constant.insert(g->node(0).input(i));
+  std::vector<size_t> kept;
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;
+  size_t k = 0;
+  for (const auto& in : g->input()) {
+    if (initializers.count(in.name())) {
+      *inputs.Add() = in;
+      continue;
+    }
+    if (constant.count(in.name())) {
+      onnx::TensorProto value;
+      if (!value.ParseFromString(readFileBytes(set / ("input_" + std::to_string(k) + ".pb"))))
+        throw Error("cannot parse input_" + std::to_string(k) + ".pb");
+      value.set_name(in.name());
+      *g->add_initializer() = std::move(value);
+    } else {
+      *inputs.Add() = in;
+      kept.push_back(k);
+    }
+    ++k;
+  }
+  g->mutable_input()->Swap(&inputs);
+  return kept;
+}
+
 class NodeTests : public ::testing::TestWithParam<NodeCase> {
  public:
   void run() {
@@ -264,17 +301,6 @@ class NodeTests : public ::testing::TestWithParam<NodeCase> {
                   std::to_string(std::get<int>(since)) + ", nnfuzz implements " + case_.op + "-" +
                   std::to_string(spec.sinceVersion));
 
-    Graph graph;
-    try {
-      graph = importModel(loadModelFile(case_.dir / "model.onnx"));
-    } catch (const InferenceRejected& e) {
-      const char* strict = std::getenv("NNFUZZ_NODE_STRICT");
-      if (strict && std::string(strict) == "1") return fail(test, stats, std::string("import: ") + e.what(), 0, 0);
-      return skip(std::string("our shape inference rejects it: ") + e.what());
-    } catch (const Error& e) {
-      return skip(std::string("import: ") + e.what());
-    }
-
     std::vector<fs::path> sets;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(case_.dir, ec))
@@ -283,15 +309,34 @@ class NodeTests : public ::testing::TestWithParam<NodeCase> {
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) return skip("no test_data_set_* folders");
 
+    // Imports the model with the constant operands of data set `set` folded in.
+    const onnx::ModelProto original = loadModelFile(case_.dir / "model.onnx");
+    std::vector<size_t> kept;
+    auto importFor = [&](const fs::path& set) {
+      onnx::ModelProto model = original;
+      kept = foldConstantOperands(model, spec, set);
+      return importModel(model);
+    };
+    Graph graph;
+    try {
+      graph = importFor(sets.front());
+    } catch (const InferenceRejected& e) {
+      const char* strict = std::getenv("NNFUZZ_NODE_STRICT");
+      if (strict && std::string(strict) == "1") return fail(test, stats, std::string("import: ") + e.what(), 0, 0);
+      return skip(std::string("our shape inference rejects it: ") + e.what());
+    } catch (const Error& e) {
+      return skip(std::string("import: ") + e.what());
+    }
+
     ++stats.run;
     double maxAbs = 0, maxRel = 0;
     std::string firstProblem;
     for (const fs::path& set : sets) {
       const std::string where = set.filename().string() + ": ";
       try {
+        if (set != sets.front()) graph = importFor(set);
         std::vector<Tensor> inputs, expected;
-        for (size_t k = 0; fs::exists(set / ("input_" + std::to_string(k) + ".pb")); ++k)
-          inputs.push_back(readTensorFile(set / ("input_" + std::to_string(k) + ".pb")));
+        for (size_t k : kept) inputs.push_back(readTensorFile(set / ("input_" + std::to_string(k) + ".pb")));
         for (size_t k = 0; fs::exists(set / ("output_" + std::to_string(k) + ".pb")); ++k)
           expected.push_back(readTensorFile(set / ("output_" + std::to_string(k) + ".pb")));
         if (expected.size() != graph.outputs().size()) {

@@ -43,6 +43,7 @@ InputPattern concatNext(const OpDraft& d) {
 }
 
 InferResult inferConcat(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"axis"}); !e.empty()) return InferResult::fail(e);
   if (!args.attrs.has("axis")) return InferResult::fail("axis is required");
   if (args.attrs.hasWrongKind<int64_t>("axis")) return InferResult::fail("axis must be an int");
   const TensorType& first = *args.inputs[0];

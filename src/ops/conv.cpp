@@ -143,6 +143,7 @@ void convKernel(KernelArgs& a) {
   std::vector<int64_t> o(win.rank(), 0), scratch;
   std::vector<std::pair<int64_t, int64_t>> taps;
   taps.reserve(static_cast<size_t>(kSize));
+  if (y.numel() == 0) return;  // empty tensors (imported models)
   int64_t of = 0;
   do {
     windowTaps(win, o, scratch, taps);

@@ -235,6 +235,7 @@ void convTransposeKernel(KernelArgs& a) {
     for (int64_t oc = 0; oc < m; ++oc)
       for (int64_t of = 0; of < outSize; ++of)
         y.data[static_cast<size_t>((nb * m + oc) * outSize + of)] = b ? b->data[static_cast<size_t>(oc)] : 0.0;
+  if (x.numel() == 0) return;  // empty tensors (imported models)
   // Scatter: input position i and kernel tap k land on output i * s - padBegin + k * dilation.
   std::vector<int64_t> i(n, 0), k(n, 0);
   std::vector<std::pair<int64_t, int64_t>> taps;  // (kernel offset, output offset)

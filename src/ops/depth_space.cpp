@@ -73,6 +73,7 @@ std::variant<int64_t, std::string> blocksizeOf(const Attributes& attrs) {
 }
 
 InferResult inferDepthToSpace(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"blocksize", "mode"}); !e.empty()) return InferResult::fail(e);
   auto b = blocksizeOf(args.attrs);
   if (auto* why = std::get_if<std::string>(&b)) return InferResult::fail(*why);
   const int64_t bs = std::get<int64_t>(b);
@@ -85,6 +86,7 @@ InferResult inferDepthToSpace(const InferArgs& args) {
 }
 
 InferResult inferSpaceToDepth(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"blocksize"}); !e.empty()) return InferResult::fail(e);
   auto b = blocksizeOf(args.attrs);
   if (auto* why = std::get_if<std::string>(&b)) return InferResult::fail(*why);
   const int64_t bs = std::get<int64_t>(b);

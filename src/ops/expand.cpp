@@ -30,6 +30,7 @@ InputPattern expandShape(const OpDraft& d) {
 }
 
 InferResult inferExpand(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {}); !e.empty()) return InferResult::fail(e);
   if (auto e = checkIndexVector(args, 1, "shape"); !e.empty()) return InferResult::fail(e);
   const auto shape = intsOf(*args.constants[1]);
   for (int64_t v : shape)

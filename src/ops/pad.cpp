@@ -58,6 +58,7 @@ InputPattern padNext(const OpDraft& d) {
 }
 
 InferResult inferPad(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"mode"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<std::string>("mode")) return InferResult::fail("mode must be a string");
   const auto mode = modeOf(args.attrs);
   if (!mode) return InferResult::fail("unknown mode " + args.attrs.getString("mode", ""));

@@ -93,6 +93,16 @@ void samplePoolAttrs(OpDraft& d) {
   for (size_t i = 0; i < n; ++i)
     if (!windowsNonEmpty(w, i)) w.dilations[i] = 1;
   resolveForward(w, err);  // SAME pads follow the dilation
+  // With SAME, the implicit total padding (out-1)*s + extent - in is negative when the
+  // stride outruns the kernel; ONNX does not say to clamp it and ONNX Runtime rejects it,
+  // so such dims take stride 1, which always leaves a padding >= 0.
+  if (w.autoPad == AutoPad::SameUpper || w.autoPad == AutoPad::SameLower) {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t s = w.strides[i], target = (w.in[i] + s - 1) / s;
+      if ((target - 1) * s + w.extent(i) - w.in[i] < 0) w.strides[i] = 1;
+    }
+    resolveForward(w, err);
+  }
   if (rng.bernoulli(0.4)) {
     // ceil_mode only where ONNX shape inference and the runtime rule agree on the size.
     Window c = w;
@@ -128,6 +138,7 @@ void poolKernel(KernelArgs& a) {
                                               : (x.type.dtype == DType::UInt8 ? 0.0 : -128.0);
   std::vector<int64_t> o(w.rank(), 0), scratch;
   std::vector<std::pair<int64_t, int64_t>> taps;
+  if (y.numel() == 0) return;  // empty tensors (imported models)
   int64_t of = 0;
   do {
     windowTaps(w, o, scratch, taps);

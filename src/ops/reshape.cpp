@@ -38,11 +38,10 @@ InputPattern reshapeShape(const OpDraft& d) {
   const Shape& in = d.first().shape;
   const int64_t n = d.first().numel();
   const int maxRank = std::max(1, d.limits->maxRank);
-  // A scalar result needs an empty shape tensor: possible but rare.
-  const int rank = n == 1 && rng.bernoulli(0.1) ? 0 : static_cast<int>(rng.uniformInt(1, maxRank));
+  // Never a scalar result: its empty shape tensor would join the generator's value pool.
+  const int rank = static_cast<int>(rng.uniformInt(1, maxRank));
   Shape out(static_cast<size_t>(rank), 1);
-  if (rank > 0)
-    for (int64_t p : primeFactors(n)) out[static_cast<size_t>(rng.uniformInt(0, rank - 1))] *= p;
+  for (int64_t p : primeFactors(n)) out[static_cast<size_t>(rng.uniformInt(0, rank - 1))] *= p;
   std::vector<int64_t> v(out.begin(), out.end());
   if (d.attrs.getInt("allowzero", 0) == 0)
     for (size_t i = 0; i < std::min(out.size(), in.size()); ++i)
@@ -57,6 +56,7 @@ InputPattern reshapeShape(const OpDraft& d) {
 }
 
 InferResult inferReshape(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"allowzero"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("allowzero")) return InferResult::fail("allowzero must be an int");
   const int64_t allowzero = args.attrs.getInt("allowzero", 0);
   if (allowzero != 0 && allowzero != 1) return InferResult::fail("allowzero must be 0 or 1");
@@ -105,6 +105,7 @@ void flattenAttrs(OpDraft& d) {
 }
 
 InferResult inferFlatten(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"axis"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("axis")) return InferResult::fail("axis must be an int");
   const Shape& in = args.inputs[0]->shape;
   const int r = args.inputs[0]->rank();

@@ -206,6 +206,7 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
 }
 
 InferResult inferResize(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value"}); !e.empty()) return InferResult::fail(e);
   const TensorType& x = *args.inputs[0];
   const char* names[] = {"X", "roi", "scales", "sizes"};
   for (size_t i = 1; i < args.inputs.size(); ++i) {

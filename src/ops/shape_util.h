@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -42,6 +43,14 @@ inline std::string checkIndexVector(const InferArgs& args, size_t i, const char*
     return std::string(what) + " must be " + (allowInt32 ? "int32 or int64" : "int64");
   if (t->rank() != 1) return std::string(what) + " must be 1-D";
   if (!args.constants[i]) return std::string(what) + " must be a constant";
+  return "";
+}
+
+/// The complaint about the first attribute not in `known` (the ONNX checker rejects
+/// unrecognised attributes), or "".
+inline std::string unknownAttribute(const Attributes& attrs, std::initializer_list<std::string_view> known) {
+  for (const auto& [name, value] : attrs)
+    if (std::find(known.begin(), known.end(), name) == known.end()) return "unknown attribute " + name;
   return "";
 }
 

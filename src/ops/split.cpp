@@ -47,6 +47,7 @@ InputPattern splitSizes(const OpDraft& d) {
 }
 
 InferResult inferSplit(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"axis"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<int64_t>("axis")) return InferResult::fail("axis must be an int");
   const TensorType& in = *args.inputs[0];
   auto axis = normalizeAxis(args.attrs.getInt("axis", 0), in.rank());

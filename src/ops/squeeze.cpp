@@ -45,6 +45,7 @@ InputPattern squeezeAxes(const OpDraft& d) {
 }
 
 InferResult inferSqueeze(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {}); !e.empty()) return InferResult::fail(e);
   const Shape& in = args.inputs[0]->shape;
   std::vector<bool> drop(in.size(), false);
   std::vector<int64_t> axes;
@@ -90,6 +91,7 @@ InputPattern unsqueezeAxes(const OpDraft& d) {
 }
 
 InferResult inferUnsqueeze(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {}); !e.empty()) return InferResult::fail(e);
   if (auto e = checkIndexVector(args, 1, "axes"); !e.empty()) return InferResult::fail(e);
   const Shape& in = args.inputs[0]->shape;
   const auto axes = intsOf(*args.constants[1]);

@@ -20,6 +20,7 @@ InputPattern tileRepeats(const OpDraft& d) {
 }
 
 InferResult inferTile(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {}); !e.empty()) return InferResult::fail(e);
   if (auto e = checkIndexVector(args, 1, "repeats"); !e.empty()) return InferResult::fail(e);
   const auto repeats = intsOf(*args.constants[1]);
   const TensorType& x = *args.inputs[0];

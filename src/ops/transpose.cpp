@@ -21,6 +21,7 @@ void transposeAttrs(OpDraft& d) {
 }
 
 InferResult inferTranspose(const InferArgs& args) {
+  if (auto e = unknownAttribute(args.attrs, {"perm"}); !e.empty()) return InferResult::fail(e);
   if (args.attrs.hasWrongKind<std::vector<int64_t>>("perm")) return InferResult::fail("perm must be a list of ints");
   const Shape& in = args.inputs[0]->shape;
   const int r = args.inputs[0]->rank();
@@ -63,7 +64,10 @@ const OpSpec& opTranspose() {
     s.name = "Transpose";
     s.sinceVersion = 13;
     s.dtypes = kAllTypes;
-    s.attrs = {intsAttr("perm", 0, 4, 0, 5)};
+    // Scalars are left out: an empty perm cannot be written in ONNX (an INTS attribute
+    // with no values fails the checker) and ONNX shape inference loses the rank.
+    s.minRank = 1;
+    s.attrs = {intsAttr("perm", 0, 4, 1, 5)};
     s.sampleAttrs = transposeAttrs;
     s.infer = inferTranspose;
     s.reference = transposeKernel;

@@ -1,0 +1,150 @@
+#include "gen/avoid.h"
+
+#include <algorithm>
+
+#include "ops/registry.h"
+#include "support/error.h"
+
+namespace nnfuzz {
+
+using nlohmann::json;
+
+namespace {
+
+// Measured with onnxruntime 1.2x (CPU provider) on single-op and generated models; see
+// tools/validate_cases.py. NOT_IMPLEMENTED kernels first, then configurations ONNX
+// Runtime rejects, then known wrong answers that would otherwise be re-found forever.
+constexpr const char* kOnnxRuntimeRules = R"json([
+  {"op": "Elu", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Erf", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "HardSigmoid", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "HardSwish", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Mean", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Relu", "dtypes": ["i64"], "why": "no kernel"},
+  {"op": "Selu", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Softplus", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Softsign", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "ThresholdedRelu", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Where", "dtypes": ["bool"], "why": "no kernel"},
+  {"op": "Pow", "operand": 1, "dtypes": ["i8", "u8"], "why": "no kernel for these exponent types"},
+  {"op": "Conv", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "ConvTranspose", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "AveragePool", "dtypes": ["f64"], "why": "no kernel"},
+  {"op": "Resize", "dtypes": ["f64", "i64"], "why": "no kernel"},
+  {"op": "DepthToSpace", "dtypes": ["i32", "i64", "bool"], "why": "no kernel"},
+  {"op": "SpaceToDepth", "dtypes": ["i32", "i64", "bool"], "why": "no kernel"},
+  {"op": "Conv", "attrs": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"], "dilations": ["*"]},
+   "why": "rejected: Dilation not supported for AutoPadType::SAME_UPPER or SAME_LOWER"},
+  {"op": "MaxPool", "attrs": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"], "dilations": ["*"]},
+   "why": "known wrong output shape (ignores dilation when padding SAME)"},
+  {"op": "Resize", "attrs": {"coordinate_transformation_mode": ["tf_half_pixel_for_nearest"]},
+   "why": "rejected: coordinate_transform_mode tf_half_pixel_for_nearest is not supported"},
+  {"op": "Resize", "ranks": [1], "attrs": {"mode": ["linear"]}, "why": "rejected: linear supports 2-D to 5-D"},
+  {"op": "Resize", "operand": 1, "dtypes": ["f64"],
+   "why": "known failure: a float64 roi with float32 X fails session creation (Tensor type mismatch)"},
+  {"op": "Resize", "attrs": {"coordinate_transformation_mode": ["tf_crop_and_resize"]},
+   "why": "known deviation: roi ignored on axes whose scale is 1, input copied when all scales are 1"},
+  {"op": "Resize", "ranks": [1, 3, 5], "attrs": {"mode": ["cubic"]}, "why": "rejected: cubic supports 2-D and 4-D"}
+])json";
+
+template <typename T>
+bool containsValue(const std::vector<T>& list, const T& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+[[noreturn]] void bad(size_t index, const std::string& why) {
+  throw Error("config field 'avoid' entry " + std::to_string(index) + ": " + why);
+}
+
+}  // namespace
+
+bool AvoidRule::matches(const OpSpec& spec, const std::vector<const TensorType*>& operands,
+                        const Attributes& attributes) const {
+  if (&spec != op) return false;
+  if (!dtypes.empty() || !ranks.empty()) {
+    const auto k = static_cast<size_t>(operand >= 0 ? operand : spec.typeOperand);
+    if (k >= operands.size() || !operands[k]) return false;
+    if (!dtypes.empty() && !containsValue(dtypes, operands[k]->dtype)) return false;
+    if (!ranks.empty() && !containsValue(ranks, operands[k]->rank())) return false;
+  }
+  for (const auto& [name, values] : attrs) {
+    auto it = std::find_if(attributes.begin(), attributes.end(), [&](const auto& kv) { return kv.first == name; });
+    if (it == attributes.end()) return false;
+    if (containsValue(values, std::string("*"))) continue;
+    const auto* s = std::get_if<std::string>(&it->second);
+    if (!containsValue(values, s ? *s : attrText(it->second))) return false;
+  }
+  return true;
+}
+
+std::vector<AvoidRule> parseAvoidRules(const json& j) {
+  if (!j.is_array()) throw Error("config field 'avoid': expected a list of rules like {\"op\": \"Mean\", \"dtypes\": [\"f64\"]}");
+  std::vector<AvoidRule> rules;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const json& r = j[i];
+    if (!r.is_object() || !r.contains("op") || !r["op"].is_string()) bad(i, "needs an \"op\" name");
+    AvoidRule rule;
+    rule.op = findOp(r["op"].get<std::string>());
+    if (!rule.op) bad(i, "unknown operator '" + r["op"].get<std::string>() + "'");
+    for (const auto& [key, value] : r.items()) {
+      if (key == "op") continue;
+      if (key == "operand") {
+        if (!value.is_number_integer() || value.get<int>() < 0 || value.get<int>() >= rule.op->maxInputs)
+          bad(i, "operand must be an input index of " + std::string(rule.op->name));
+        rule.operand = value.get<int>();
+      } else if (key == "why") {
+        rule.why = value.is_string() ? value.get<std::string>() : value.dump();
+      } else if (key == "dtypes") {
+        if (!value.is_array()) bad(i, "dtypes must be a list");
+        for (const json& d : value) {
+          auto dtype = d.is_string() ? dtypeFromName(d.get<std::string>()) : std::nullopt;
+          if (!dtype) bad(i, "unknown dtype " + d.dump());
+          rule.dtypes.push_back(*dtype);
+        }
+      } else if (key == "ranks") {
+        if (!value.is_array()) bad(i, "ranks must be a list");
+        for (const json& k : value) {
+          if (!k.is_number_integer()) bad(i, "ranks must be integers");
+          rule.ranks.push_back(k.get<int>());
+        }
+      } else if (key == "attrs") {
+        if (!value.is_object()) bad(i, "attrs must map names to lists of values");
+        for (const auto& [name, list] : value.items()) {
+          if (!list.is_array()) bad(i, "attrs." + name + " must be a list");
+          std::vector<std::string> texts;
+          for (const json& v : list) texts.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+          rule.attrs.emplace_back(name, std::move(texts));
+        }
+      } else {
+        bad(i, "unknown key '" + key + "'");
+      }
+    }
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+json avoidRulesToJson(const std::vector<AvoidRule>& rules) {
+  json out = json::array();
+  for (const AvoidRule& rule : rules) {
+    json r;
+    r["op"] = std::string(rule.op->name);
+    if (rule.operand >= 0) r["operand"] = rule.operand;
+    if (!rule.dtypes.empty()) {
+      r["dtypes"] = json::array();
+      for (DType d : rule.dtypes) r["dtypes"].push_back(std::string(dtypeName(d)));
+    }
+    if (!rule.ranks.empty()) r["ranks"] = rule.ranks;
+    if (!rule.attrs.empty()) {
+      r["attrs"] = json::object();
+      for (const auto& [name, values] : rule.attrs) r["attrs"][name] = values;
+    }
+    if (!rule.why.empty()) r["why"] = rule.why;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<AvoidRule> onnxRuntimeAvoidRules() { return parseAvoidRules(json::parse(kOnnxRuntimeRules)); }
+
+}  // namespace nnfuzz

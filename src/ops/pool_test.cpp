@@ -1,0 +1,167 @@
+// pool_test.cpp - MaxPool, AveragePool and the global pools: ceil_mode and its
+// last-window rule, dilations, padding that never wins a max, count_include_pad with
+// windows running past the padding, the validity checks, and sampler reach.
+#include <cmath>
+#include <set>
+
+#include "ops/nn_test_util.h"
+
+namespace nnfuzz {
+namespace {
+
+using namespace nntest;
+
+TEST(MaxPool, CeilModeAddsAPartialWindow) {
+  const Tensor x = F({1, 1, 5}, {1, 5, 2, 4, 3});
+  auto attrs = [](int ceil) {
+    return A([=](Attributes& a) {
+      a.setInts("kernel_shape", {2});
+      a.setInts("strides", {2});
+      a.setInt("ceil_mode", ceil);
+    });
+  };
+  expectValues(run("MaxPool", {&x}, attrs(0)), {1, 1, 2}, {5, 4});
+  expectValues(run("MaxPool", {&x}, attrs(1)), {1, 1, 3}, {5, 4, 3});
+}
+
+TEST(MaxPool, CeilModeLastWindowMustStartInside) {
+  // ceil((5 + 2 - 2) / 2) + 1 = 4, but the 4th window would start in the right padding.
+  const Tensor x = F({1, 1, 5}, {1, 2, 3, 4, 5});
+  expectValues(run("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2});
+                 a.setInts("strides", {2});
+                 a.setInts("pads", {1, 1});
+                 a.setInt("ceil_mode", 1);
+               })),
+               {1, 1, 3}, {1, 3, 5});
+}
+
+TEST(MaxPool, Dilations) {
+  const Tensor x = F({1, 1, 5}, {1, 5, 2, 4, 3});
+  expectValues(run("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2});
+                 a.setInts("dilations", {2});
+               })),
+               {1, 1, 3}, {2, 5, 3});
+}
+
+TEST(MaxPool, PaddingNeverWins) {
+  const Tensor x = T(DType::Int8, {1, 1, 2}, {-5, -3});
+  expectValues(run("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2});
+                 a.setInts("pads", {1, 1});
+               })),
+               {1, 1, 3}, {-5, -3, -3});
+}
+
+TEST(MaxPool, SameLowerTwoDimensional) {
+  const Tensor x = F({1, 1, 2, 2}, {1, 2, 3, 4});
+  // Total pad 1 per dim, at the beginning: windows [p p; p 1], [p p; 1 2], ...
+  expectValues(run("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2, 2});
+                 a.setString("auto_pad", "SAME_LOWER");
+               })),
+               {1, 1, 2, 2}, {1, 2, 3, 4});
+  expectValues(run("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2, 2});
+                 a.setString("auto_pad", "SAME_UPPER");
+               })),
+               {1, 1, 2, 2}, {4, 4, 4, 4});
+}
+
+TEST(MaxPool, RejectsInvalidNodes) {
+  const Tensor x = F({1, 1, 4}, {1, 2, 3, 4});
+  EXPECT_FALSE(inferOp("MaxPool", {&x}).ok());  // kernel_shape is required
+  EXPECT_FALSE(inferOp("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2});
+                 a.setInts("pads", {2, 0});  // not below the kernel
+               })).ok());
+  EXPECT_FALSE(inferOp("MaxPool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2});
+                 a.setInt("storage_order", 2);
+               })).ok());
+  EXPECT_FALSE(inferOp("MaxPool", {&x}, A([](Attributes& a) { a.setInts("kernel_shape", {5}); })).ok());
+  EXPECT_FALSE(inferOp("MaxPool", {&x}, A([](Attributes& a) { a.setInts("kernel_shape", {2, 2}); })).ok());
+  const Tensor i32 = T(DType::Int32, {1, 1, 2}, {1, 2});
+  EXPECT_FALSE(inferOp("MaxPool", {&i32}, A([](Attributes& a) { a.setInts("kernel_shape", {1}); })).ok());
+}
+
+TEST(AveragePool, CountIncludePad) {
+  const Tensor x = F({1, 1, 3}, {1, 2, 3});
+  auto attrs = [](int include) {
+    return A([=](Attributes& a) {
+      a.setInts("kernel_shape", {2});
+      a.setInts("pads", {1, 1});
+      a.setInt("count_include_pad", include);
+    });
+  };
+  expectValues(run("AveragePool", {&x}, attrs(0)), {1, 1, 4}, {1, 1.5, 2.5, 3});
+  expectValues(run("AveragePool", {&x}, attrs(1)), {1, 1, 4}, {0.5, 1.5, 2.5, 1.5});
+}
+
+TEST(AveragePool, CeilWindowBeyondThePadding) {
+  // in 4, kernel 3, stride 2, pads 1/1, ceil: windows start at -1, 1, 3; the last one
+  // runs past the padded end, so count_include_pad divides it by 2, not 3.
+  const Tensor x = F({1, 1, 4}, {1, 2, 3, 4});
+  auto attrs = [](int include) {
+    return A([=](Attributes& a) {
+      a.setInts("kernel_shape", {3});
+      a.setInts("strides", {2});
+      a.setInts("pads", {1, 1});
+      a.setInt("ceil_mode", 1);
+      a.setInt("count_include_pad", include);
+    });
+  };
+  expectValues(run("AveragePool", {&x}, attrs(0)), {1, 1, 3}, {1.5, 3, 4});
+  expectValues(run("AveragePool", {&x}, attrs(1)), {1, 1, 3}, {1, 3, 2});
+}
+
+TEST(AveragePool, Opset11HasNoDilations) {
+  const Tensor x = F({1, 1, 4}, {1, 2, 3, 4});
+  EXPECT_FALSE(inferOp("AveragePool", {&x}, A([](Attributes& a) {
+                 a.setInts("kernel_shape", {2});
+                 a.setInts("dilations", {1});
+               })).ok());
+  const Tensor i8 = T(DType::Int8, {1, 1, 2}, {1, 2});
+  EXPECT_FALSE(inferOp("AveragePool", {&i8}, A([](Attributes& a) { a.setInts("kernel_shape", {1}); })).ok());
+}
+
+TEST(GlobalPool, PerPlane) {
+  const Tensor x = F({1, 2, 2}, {1, 3, -4, 0});
+  expectValues(run("GlobalAveragePool", {&x}), {1, 2, 1}, {2, -2});
+  expectValues(run("GlobalMaxPool", {&x}), {1, 2, 1}, {3, 0});
+  expectValues(run("GlobalLpPool", {&x}), {1, 2, 1}, {std::sqrt(10.0), 4});
+  expectValues(run("GlobalLpPool", {&x}, A([](Attributes& a) { a.setInt("p", 1); })), {1, 2, 1}, {4, 4});
+  EXPECT_FALSE(inferOp("GlobalLpPool", {&x}, A([](Attributes& a) { a.setInt("p", 0); })).ok());
+  EXPECT_FALSE(inferOp("GlobalMaxPool", {&x}, A([](Attributes& a) { a.setInt("p", 1); })).ok());
+}
+
+TEST(PoolSampling, ReachesTheAttributeSpace) {
+  std::set<std::string> seen;
+  sample("MaxPool", 800, [&](const Instantiation& inst) {
+    const Attributes& a = inst.attrs;
+    seen.insert("auto_pad=" + a.getString("auto_pad", "absent"));
+    if (a.getInt("ceil_mode", 0) == 1) seen.insert("ceil");
+    for (int64_t d : a.getInts("dilations"))
+      if (d > 1) seen.insert("dilated");
+    for (int64_t p : a.getInts("pads"))
+      if (p > 0) seen.insert("padded");
+    for (int64_t s : a.getInts("strides"))
+      if (s > 1) seen.insert("strided");
+  });
+  for (const char* want : {"auto_pad=absent", "auto_pad=SAME_UPPER", "auto_pad=SAME_LOWER", "auto_pad=VALID", "ceil",
+                           "dilated", "padded", "strided"})
+    EXPECT_TRUE(seen.count(want)) << want;
+  seen.clear();
+  sample("AveragePool", 400, [&](const Instantiation& inst) {
+    const Attributes& a = inst.attrs;
+    if (a.getInt("ceil_mode", 0) == 1) seen.insert("ceil");
+    if (a.getInt("count_include_pad", 0) == 1) seen.insert("include");
+    EXPECT_FALSE(a.has("dilations"));
+  });
+  EXPECT_TRUE(seen.count("ceil"));
+  EXPECT_TRUE(seen.count("include"));
+}
+
+}  // namespace
+}  // namespace nnfuzz
