@@ -12,6 +12,7 @@
 #include "onnx/export.h"
 #include "onnx/import.h"
 #include "onnx/model_check.h"
+#include "ops/infer_node.h"
 
 namespace nnfuzz {
 namespace {
@@ -52,6 +53,27 @@ TEST(GeneratedModels, AllPassTheOnnxCheckerWithOurTypes) {
   std::printf("checked %d generated models, %zu distinct operators, %zu distinct checker failures\n", checked,
               ops.size(), failures.size());
   EXPECT_TRUE(failures.empty());
+}
+
+// The baselines use shape inference as their checker: whatever they keep must verify and
+// pass ONNX's checker too (a weight's contents are part of validity, e.g. Gather indices).
+TEST(GeneratedModels, BaselinesKeepOnlyValidModels) {
+  for (const std::string generator : {"randoop", "declgen"}) {
+    GenConfig c = defaultConfig();
+    c.generator = generator;
+    c.minOps = 1;
+    c.maxOps = generator == "randoop" ? 30 : 10;
+    validateConfig(c);
+    const int n = scaled(3000);
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+      GeneratedCase k = generateCase(c, static_cast<uint64_t>(i));
+      auto problem = verifyGraph(k.graph);
+      if (!problem) problem = checkModel(exportModel(k.graph), &k.graph);
+      if (problem && bad++ < 3) ADD_FAILURE() << generator << " case " << i << ": " << *problem;
+    }
+    EXPECT_EQ(bad, 0) << generator;
+  }
 }
 
 }  // namespace

@@ -11,41 +11,11 @@ using nlohmann::json;
 
 namespace {
 
-// Measured with onnxruntime 1.2x (CPU provider) on single-op and generated models; see
-// tools/validate_cases.py. NOT_IMPLEMENTED kernels first, then configurations ONNX
-// Runtime rejects, then known wrong answers that would otherwise be re-found forever.
-constexpr const char* kOnnxRuntimeRules = R"json([
-  {"op": "Elu", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Erf", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "HardSigmoid", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "HardSwish", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Mean", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Relu", "dtypes": ["i64"], "why": "no kernel"},
-  {"op": "Selu", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Softplus", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Softsign", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "ThresholdedRelu", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Where", "dtypes": ["bool"], "why": "no kernel"},
-  {"op": "Pow", "operand": 1, "dtypes": ["i8", "u8"], "why": "no kernel for these exponent types"},
-  {"op": "Conv", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "ConvTranspose", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "AveragePool", "dtypes": ["f64"], "why": "no kernel"},
-  {"op": "Resize", "dtypes": ["f64", "i64"], "why": "no kernel"},
-  {"op": "DepthToSpace", "dtypes": ["i32", "i64", "bool"], "why": "no kernel"},
-  {"op": "SpaceToDepth", "dtypes": ["i32", "i64", "bool"], "why": "no kernel"},
-  {"op": "Conv", "attrs": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"], "dilations": ["*"]},
-   "why": "rejected: Dilation not supported for AutoPadType::SAME_UPPER or SAME_LOWER"},
-  {"op": "MaxPool", "attrs": {"auto_pad": ["SAME_UPPER", "SAME_LOWER"], "dilations": ["*"]},
-   "why": "known wrong output shape (ignores dilation when padding SAME)"},
-  {"op": "Resize", "attrs": {"coordinate_transformation_mode": ["tf_half_pixel_for_nearest"]},
-   "why": "rejected: coordinate_transform_mode tf_half_pixel_for_nearest is not supported"},
-  {"op": "Resize", "ranks": [1], "attrs": {"mode": ["linear"]}, "why": "rejected: linear supports 2-D to 5-D"},
-  {"op": "Resize", "operand": 1, "dtypes": ["f64"],
-   "why": "known failure: a float64 roi with float32 X fails session creation (Tensor type mismatch)"},
-  {"op": "Resize", "attrs": {"coordinate_transformation_mode": ["tf_crop_and_resize"]},
-   "why": "known deviation: roi ignored on axes whose scale is 1, input copied when all scales are 1"},
-  {"op": "Resize", "ranks": [1, 3, 5], "attrs": {"mode": ["cubic"]}, "why": "rejected: cubic supports 2-D and 4-D"}
-])json";
+// The ONNX Runtime profile lives in config/onnxruntime_avoid.json (written by
+// tools/probe_ort_kernels.py plus hand-written rules with a "why") and is compiled in.
+constexpr const char* kOnnxRuntimeRules =
+#include "onnxruntime_avoid.inc"
+    ;
 
 template <typename T>
 bool containsValue(const std::vector<T>& list, const T& value) {

@@ -63,8 +63,9 @@ class BlindGen : public Generator {
 
     struct Slot {
       ValueId existing = kNoValue;
-      Tensor fresh;  // type (and contents for constants) of a new value
+      Tensor fresh;  // type (and contents for constants and weights) of a new value
       bool constant = false;
+      bool weight = false;
     };
     std::vector<Slot> slots(static_cast<size_t>(arity));
     const size_t numValues = g.valueCapacity();
@@ -83,7 +84,10 @@ class BlindGen : public Generator {
       if (!s.constant && s.existing == kNoValue) {
         const DType dtype = opsupport::sampleDType(rng, config_.limits, std::vector<DType>(kAllDTypes, kAllDTypes + 7));
         const int rank = static_cast<int>(rng.uniformInt(0, config_.limits.maxRank));
-        s.fresh = Tensor(TensorType{dtype, opsupport::sampleShape(rng, config_.limits, rank)});
+        const TensorType type{dtype, opsupport::sampleShape(rng, config_.limits, rank)};
+        // A weight's contents exist before the check, which may read them (Gather indices).
+        s.weight = rng.bernoulli(config_.weightRate);
+        s.fresh = s.weight ? sampleTensor(type, defaultRange(dtype), rng) : Tensor(type);
       }
     }
     Attributes attrs = blindAttributes(spec, rng);
@@ -92,7 +96,8 @@ class BlindGen : public Generator {
     std::vector<const Tensor*> constants;
     for (const Slot& s : slots) {
       types.push_back(s.existing != kNoValue ? &g.value(s.existing).type : &s.fresh.type);
-      constants.push_back(s.constant ? &s.fresh : (s.existing != kNoValue && g.value(s.existing).data ? &*g.value(s.existing).data : nullptr));
+      const bool existingWeight = s.existing != kNoValue && g.value(s.existing).data;
+      constants.push_back(s.constant || s.weight ? &s.fresh : existingWeight ? &*g.value(s.existing).data : nullptr);
     }
     InferResult r = inferNode(spec, types, constants, attrs);
     if (!r.ok()) return false;
@@ -104,8 +109,7 @@ class BlindGen : public Generator {
     for (Slot& s : slots) {
       if (s.existing != kNoValue) {
         operands.push_back(s.existing);
-      } else if (s.constant || rng.bernoulli(config_.weightRate)) {
-        if (!s.constant) s.fresh = sampleTensor(s.fresh.type, defaultRange(s.fresh.type.dtype), rng);
+      } else if (s.constant || s.weight) {
         operands.push_back(g.addWeight(std::move(s.fresh)));
       } else {
         operands.push_back(g.addInput(s.fresh.type));

@@ -211,7 +211,10 @@ InputPattern nextConvTransposeInput(const OpDraft& d) {
     if (attrs.has("output_shape")) t.outputShape = attrs.getInts("output_shape");
     t.w.out.assign(n, 0);
     // The sampler chose the attributes for some kernel that fits, so none is empty.
-    for (size_t i = 0; i < n; ++i) ws.push_back(rng.pick(fittingKernels(t, i, limits)));
+    for (size_t i = 0; i < n; ++i) {
+      const auto fits = fittingKernels(t, i, limits);
+      ws.push_back(fits.empty() ? 1 : rng.pick(fits));  // empty only if the sampler is unsound (tests catch it)
+    }
     return TensorType{x.dtype, ws};
   };
   p.range = defaultRange(x.dtype);

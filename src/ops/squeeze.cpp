@@ -52,6 +52,9 @@ InferResult inferSqueeze(const InferArgs& args) {
   if (args.inputs.size() > 1 && args.inputs[1]) {
     if (auto e = checkIndexVector(args, 1, "axes"); !e.empty()) return InferResult::fail(e);
     axes = intsOf(*args.constants[1]);
+    // An empty axes tensor is read two ways (ONNX shape inference squeezes nothing, an
+    // omitted axes input squeezes every 1), so it is not a valid test.
+    if (axes.empty()) return InferResult::fail("an empty axes tensor is ambiguous; omit the input instead");
   }
   if (axes.empty()) {
     for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;

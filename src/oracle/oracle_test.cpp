@@ -1,0 +1,205 @@
+// oracle_test.cpp - verdicts from run outcomes, and "unsupported" patterns per backend.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "oracle/oracle.h"
+#include "support/error.h"
+
+namespace nnfuzz {
+namespace {
+
+RunOutcome failed(std::string backend, RunStatus status, std::string phase, std::string type, std::string message) {
+  RunOutcome o;
+  o.backend = std::move(backend);
+  o.mode = "opt";
+  o.status = status;
+  o.phase = std::move(phase);
+  o.errorType = std::move(type);
+  o.message = std::move(message);
+  return o;
+}
+
+RunOutcome ok(std::vector<Tensor> outputs, std::string mode = "opt") {
+  RunOutcome o;
+  o.backend = "onnxruntime";
+  o.mode = std::move(mode);
+  o.status = RunStatus::Ok;
+  o.outputs = std::move(outputs);
+  return o;
+}
+
+Tensor f32(std::vector<double> v) {
+  const auto n = static_cast<int64_t>(v.size());
+  return Tensor({DType::Float32, {n}}, std::move(v));
+}
+
+struct UnsupportedCase {
+  const char* backend;
+  const char* type;
+  const char* message;
+  bool unsupported;
+};
+
+// Real messages of each SUT (shared/research/suts.md and the SUTs' sources), and real bugs
+// that must not be mistaken for rejections.
+const UnsupportedCase kUnsupportedCases[] = {
+    {"onnxruntime", "NotImplemented",
+     "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Mod(13) node with name 'Mod_3'",
+     true},
+    {"onnxruntime", "Fail",
+     "[ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Conv node. Name:'Conv_0' "
+     "Status Message: Invalid input shape: {1,1}",
+     false},
+    {"onnxruntime", "InvalidGraph",
+     "[ONNXRuntimeError] : 10 : INVALID_GRAPH : This is an invalid model. Type Error: Type 'tensor(int8)' of "
+     "input parameter (t3) of operator (Relu) in node (Relu_2) is invalid.",
+     false},
+    {"openvino", "RuntimeError",
+     "Exception from src/frontends/onnx/frontend/src/frontend.cpp:123:\nOpenVINO does not support the following "
+     "ONNX operations: Foo",
+     true},
+    {"openvino", "RuntimeError", "Cannot create Interpolate layer Resize_3 id:12 from unsupported opset: opset11",
+     true},
+    {"openvino", "RuntimeError",
+     "Exception from src/plugins/intel_cpu/src/node.cpp:99:\n[CPU] Eltwise node with name 'Add_1' has incorrect "
+     "input shapes",
+     false},
+    {"tvm", "OpNotImplemented", "The following operators are not supported for frontend ONNX: Trilu", true},
+    {"tvm", "NotImplementedError", "Dynamic pads are not supported yet", true},
+    {"tvm", "InternalError", "Check failed: (lhs.dtype() == rhs.dtype()) is false: mismatched types. int64 vs. int32",
+     false},
+    {"mybackend", "Error", "operator Foo is not implemented", true},  // generic pattern
+    {"mybackend", "Error", "assertion failed: index < size", false},
+};
+
+TEST(Unsupported, DefaultPatternsPerBackend) {
+  const UnsupportedFilter f = UnsupportedFilter::defaults();
+  for (const auto& c : kUnsupportedCases)
+    EXPECT_EQ(f.match(c.backend, c.type, c.message).has_value(), c.unsupported) << c.backend << ": " << c.message;
+  EXPECT_FALSE(f.patterns("generic").empty());
+  EXPECT_FALSE(f.patterns("tvm").empty());
+}
+
+TEST(Unsupported, BackendPatternsDoNotLeakToOtherBackends) {
+  const UnsupportedFilter f = UnsupportedFilter::defaults();
+  // "Cannot create X layer" is OpenVINO's rejection; from ONNX Runtime it means nothing special.
+  EXPECT_TRUE(f.match("openvino", "", "Cannot create Foo layer").has_value());
+  EXPECT_FALSE(f.match("onnxruntime", "", "Cannot create Foo layer").has_value());
+}
+
+TEST(Unsupported, AFileExtendsOrReplaces) {
+  const auto path = std::filesystem::temp_directory_path() / ("nnfuzz_unsup_" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream(path) << R"({"backends": {"onnxruntime": ["Invalid input shape"]}})";
+  }
+  UnsupportedFilter f = UnsupportedFilter::load(path);
+  EXPECT_TRUE(f.match("onnxruntime", "", "Status Message: Invalid input shape: {1}").has_value());
+  EXPECT_TRUE(f.match("onnxruntime", "", "Could not find an implementation for X").has_value());  // kept
+  {
+    std::ofstream(path) << R"({"mode": "replace", "generic": [], "backends": {"onnxruntime": ["only this"]}})";
+  }
+  f = UnsupportedFilter::load(path);
+  EXPECT_FALSE(f.match("onnxruntime", "", "Could not find an implementation for X").has_value());
+  EXPECT_FALSE(f.match("mybackend", "", "not implemented").has_value());
+  EXPECT_TRUE(f.match("onnxruntime", "", "only this").has_value());
+  {
+    std::ofstream(path) << R"({"backends": {"tvm": ["(unclosed"]}})";
+  }
+  EXPECT_THROW(UnsupportedFilter::load(path), Error);
+  {
+    std::ofstream(path) << R"({"backend": {}})";
+  }
+  EXPECT_THROW(UnsupportedFilter::load(path), Error);
+  std::filesystem::remove(path);
+}
+
+TEST(Unsupported, LongMessagesAreSearchedAtBothEnds) {
+  const UnsupportedFilter f = UnsupportedFilter::defaults();
+  const std::string body(200000, 'x');
+  EXPECT_TRUE(f.match("tvm", "", body + "\nOpNotImplemented: Trilu").has_value());
+  EXPECT_FALSE(f.match("tvm", "", body).has_value());
+}
+
+TEST(Oracle, ErrorsByPhase) {
+  const Oracle oracle;
+  Judgement j = oracle.judge(failed("onnxruntime", RunStatus::PrepareError, "prepare", "InvalidGraph", "bad"), {});
+  EXPECT_EQ(j.verdict, Verdict::MCF);
+  EXPECT_TRUE(j.bug());
+  EXPECT_EQ(j.symptom, "error");
+  j = oracle.judge(failed("onnxruntime", RunStatus::RunError, "run", "Fail", "Invalid input shape"), {});
+  EXPECT_EQ(j.verdict, Verdict::IF);
+  EXPECT_EQ(j.phase, "run");
+  j = oracle.judge(failed("onnxruntime", RunStatus::PrepareError, "prepare", "NotImplemented",
+                          "Could not find an implementation for Mod(13)"),
+                   {});
+  EXPECT_EQ(j.verdict, Verdict::Unsupported);
+  EXPECT_FALSE(j.bug());
+  EXPECT_EQ(j.unsupportedPattern, "Could not find an implementation");
+}
+
+TEST(Oracle, CrashTimeoutAndMemoryAreInferenceFailures) {
+  const Oracle oracle;
+  RunOutcome crash = failed("tvm", RunStatus::Crash, "prepare", "", "");
+  crash.signal = SIGSEGV;
+  Judgement j = oracle.judge(crash, {});
+  EXPECT_EQ(j.verdict, Verdict::IF);
+  EXPECT_EQ(j.symptom, "crash SIGSEGV");
+  EXPECT_EQ(j.phase, "prepare");
+  // A crash is a bug even when the dying SUT printed "not supported".
+  crash.message = "not supported";
+  EXPECT_EQ(oracle.judge(crash, {}).verdict, Verdict::IF);
+  EXPECT_EQ(oracle.judge(failed("tvm", RunStatus::Timeout, "run", "", ""), {}).symptom, "timeout");
+  EXPECT_EQ(oracle.judge(failed("tvm", RunStatus::OutOfMemory, "run", "", ""), {}).verdict, Verdict::IF);
+  const Judgement h = oracle.judge(failed("tvm", RunStatus::WorkerError, "", "", "bad reply"), {});
+  EXPECT_EQ(h.verdict, Verdict::HarnessError);
+  EXPECT_FALSE(h.bug());
+}
+
+TEST(Oracle, WrongOutputsSayWhichAndHow) {
+  const Oracle oracle;
+  const std::vector<Tensor> ref = {f32({1, 2}), f32({3}), Tensor({DType::Int64, {1}}, {7})};
+  EXPECT_EQ(oracle.judge(ok(ref), ref).verdict, Verdict::Pass);
+  Judgement j = oracle.judge(ok({f32({1, 2}), f32({3.5}), Tensor({DType::Int32, {1}}, {7})}), ref);
+  EXPECT_EQ(j.verdict, Verdict::DCF);
+  ASSERT_EQ(j.diffs.size(), 2u);
+  EXPECT_EQ(j.differingOutputs(), (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(j.diffs[0].kind, DiffKind::Values);
+  EXPECT_EQ(j.diffs[1].kind, DiffKind::DType);
+  EXPECT_EQ(j.symptom, "values");
+  EXPECT_NE(j.reason.find("+1 more outputs"), std::string::npos) << j.reason;
+  // A missing output.
+  j = oracle.judge(ok({f32({1, 2})}), ref);
+  EXPECT_EQ(j.verdict, Verdict::DCF);
+  EXPECT_EQ(j.differingOutputs(), std::vector<size_t>{1});
+  EXPECT_EQ(j.diffs[0].kind, DiffKind::Shape);
+  // Without a reference, outputs pass.
+  EXPECT_EQ(oracle.judgeWithoutReference(ok({f32({99})})).verdict, Verdict::Pass);
+}
+
+TEST(Oracle, ModeAgainstMode) {
+  const Oracle oracle;
+  const RunOutcome noopt = ok({f32({1, 2})}, "noopt");
+  Judgement j = *oracle.judgeModes(noopt, ok({f32({1, 2.5})}, "opt"));
+  EXPECT_EQ(j.verdict, Verdict::DCF);
+  EXPECT_EQ(j.mode, "opt");
+  EXPECT_EQ(j.against, "noopt");
+  EXPECT_EQ(oracle.judgeModes(noopt, ok({f32({1, 2})}, "opt"))->verdict, Verdict::Pass);
+  // A failed mode is not compared: its own judgement already reports it.
+  EXPECT_FALSE(oracle.judgeModes(noopt, failed("onnxruntime", RunStatus::RunError, "run", "", "x")).has_value());
+}
+
+TEST(Oracle, PolicyIsTheOracles) {
+  const Oracle luo(*Policy::named("luo"));
+  const Oracle allclose;
+  const std::vector<Tensor> ref = {f32({10})};
+  const RunOutcome o = ok({f32({10.05})});  // 0.5% off: allclose passes, luo fails
+  EXPECT_EQ(allclose.judge(o, ref).verdict, Verdict::Pass);
+  EXPECT_EQ(luo.judge(o, ref).verdict, Verdict::DCF);
+}
+
+}  // namespace
+}  // namespace nnfuzz

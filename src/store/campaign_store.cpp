@@ -1,0 +1,340 @@
+// campaign_store.cpp - the SQLite campaign database (see campaign_store.h).
+#include "store/campaign_store.h"
+
+#include <chrono>
+
+#include "support/error.h"
+
+namespace nnfuzz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS campaign (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  config TEXT NOT NULL,
+  started_at REAL NOT NULL,
+  versions TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  started_at REAL NOT NULL,
+  versions TEXT NOT NULL,
+  resumed INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tests (
+  idx INTEGER PRIMARY KEY,
+  seed INTEGER NOT NULL,
+  generator TEXT NOT NULL,
+  op_count INTEGER NOT NULL,
+  op_types TEXT NOT NULL,
+  generate_seconds REAL NOT NULL,
+  reference_seconds REAL NOT NULL,
+  recorded_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+  test INTEGER NOT NULL,
+  backend TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  against TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  status TEXT NOT NULL,
+  phase TEXT NOT NULL,
+  prepare_seconds REAL NOT NULL,
+  run_seconds REAL NOT NULL,
+  bug TEXT,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (test, backend, mode, against));
+CREATE TABLE IF NOT EXISTS bugs (
+  hash TEXT PRIMARY KEY,
+  signature TEXT NOT NULL,
+  class TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  against TEXT NOT NULL,
+  first_seen REAL NOT NULL,
+  last_seen REAL NOT NULL,
+  count INTEGER NOT NULL,
+  bundle TEXT NOT NULL,
+  example_test INTEGER NOT NULL,
+  reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS stats (
+  at REAL NOT NULL,
+  elapsed_seconds REAL NOT NULL,
+  tests INTEGER NOT NULL,
+  tests_per_second REAL NOT NULL,
+  unique_bugs INTEGER NOT NULL,
+  per_sut TEXT NOT NULL);
+)sql";
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// A prepared statement that finalises itself; binds by position from 1.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw Error(std::string("campaign database: ") + sqlite3_errmsg(db));
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Stmt& bindNull(int i) {
+    sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  /// Steps once; true while a row is available.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw Error(std::string("campaign database: ") + sqlite3_errmsg(db_));
+  }
+  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  std::string text(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string dumpJson(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+}  // namespace
+
+CampaignStore::CampaignStore(const fs::path& path, const nlohmann::json& config, const nlohmann::json& versions) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw Error("cannot open campaign database " + path.string() + ": " + why);
+  }
+  try {
+    sqlite3_busy_timeout(db_, 10000);  // readers (reports) may hold the file briefly
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    exec("PRAGMA foreign_keys=ON");
+    exec("BEGIN IMMEDIATE");
+    exec(kSchema);
+    resumed_ = queryInt("SELECT COUNT(*) FROM campaign") > 0;
+    if (!resumed_) {
+      Stmt(db_, "INSERT INTO campaign (id, config, started_at, versions) VALUES (1, ?, ?, ?)")
+          .bind(1, dumpJson(config))
+          .bind(2, now())
+          .bind(3, dumpJson(versions))
+          .step();
+    }
+    Stmt(db_, "INSERT INTO sessions (started_at, versions, resumed) VALUES (?, ?, ?)")
+        .bind(1, now())
+        .bind(2, dumpJson(versions))
+        .bind(3, static_cast<int64_t>(resumed_))
+        .step();
+    exec("COMMIT");
+  } catch (const Error& e) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(path.string() + " is not a usable campaign database: " + e.what());
+  }
+}
+
+CampaignStore::~CampaignStore() {
+  if (db_) sqlite3_close(db_);
+}
+
+void CampaignStore::exec(const std::string& sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw Error("campaign database: " + why);
+  }
+}
+
+int64_t CampaignStore::queryInt(const std::string& sql) const {
+  Stmt s(db_, sql.c_str());
+  return s.step() ? s.integer(0) : 0;
+}
+
+nlohmann::json CampaignStore::config() const {
+  std::lock_guard lock(mutex_);
+  Stmt s(db_, "SELECT config FROM campaign WHERE id = 1");
+  return s.step() ? nlohmann::json::parse(s.text(0)) : nlohmann::json();
+}
+
+int64_t CampaignStore::nextTestIndex() const {
+  std::lock_guard lock(mutex_);
+  return queryInt("SELECT COALESCE(MAX(idx) + 1, 0) FROM tests");
+}
+
+int64_t CampaignStore::testCount() const {
+  std::lock_guard lock(mutex_);
+  return queryInt("SELECT COUNT(*) FROM tests");
+}
+
+std::vector<int64_t> CampaignStore::missingTests() const {
+  std::lock_guard lock(mutex_);
+  std::vector<int64_t> missing;
+  Stmt s(db_, "SELECT idx FROM tests ORDER BY idx");
+  int64_t expect = 0;
+  while (s.step()) {
+    for (const int64_t idx = s.integer(0); expect < idx; ++expect) missing.push_back(expect);
+    ++expect;
+  }
+  return missing;
+}
+
+std::vector<StoredBug> CampaignStore::bugs() const {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredBug> out;
+  Stmt s(db_,
+         "SELECT hash, signature, count, bundle, example_test, first_seen, last_seen FROM bugs "
+         "ORDER BY first_seen, hash");
+  while (s.step()) {
+    StoredBug b;
+    b.hash = s.text(0);
+    b.signature = Signature::fromJson(nlohmann::json::parse(s.text(1)));
+    b.count = static_cast<uint64_t>(s.integer(2));
+    b.bundle = s.text(3);
+    b.exampleTest = s.integer(4);
+    b.firstSeen = s.real(5);
+    b.lastSeen = s.real(6);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+void CampaignStore::recordTest(const TestRecord& test, const std::vector<ResultRecord>& results) {
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Stmt(db_,
+         "INSERT OR REPLACE INTO tests (idx, seed, generator, op_count, op_types, generate_seconds, "
+         "reference_seconds, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(1, test.index)
+        .bind(2, static_cast<int64_t>(test.seed))
+        .bind(3, test.generator)
+        .bind(4, static_cast<int64_t>(test.opTypes.size()))
+        .bind(5, dumpJson(test.opTypes))
+        .bind(6, test.generateSeconds)
+        .bind(7, test.referenceSeconds)
+        .bind(8, now())
+        .step();
+    for (const auto& r : results) {
+      Stmt s(db_,
+             "INSERT OR REPLACE INTO results (test, backend, mode, against, verdict, status, phase, "
+             "prepare_seconds, run_seconds, bug, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      s.bind(1, test.index).bind(2, r.backend).bind(3, r.mode).bind(4, r.against);
+      s.bind(5, std::string(verdictName(r.verdict))).bind(6, std::string(runStatusName(r.status))).bind(7, r.phase);
+      s.bind(8, r.prepareSeconds).bind(9, r.runSeconds);
+      if (r.bugHash.empty())
+        s.bindNull(10);
+      else
+        s.bind(10, r.bugHash);
+      s.bind(11, r.reason).step();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
+  }
+}
+
+BugUpdate CampaignStore::recordBug(const Signature& signature, const Judgement& judgement, int64_t testIndex,
+                                   const std::function<fs::path()>& writeBundle) {
+  std::lock_guard lock(mutex_);
+  const std::string hash = signature.hash();
+  BugUpdate u;
+  {
+    Stmt s(db_, "UPDATE bugs SET count = count + 1, last_seen = ? WHERE hash = ? RETURNING count, bundle");
+    s.bind(1, now()).bind(2, hash);
+    if (s.step()) {
+      u.count = static_cast<uint64_t>(s.integer(0));
+      u.bundle = s.text(1);
+      while (s.step()) {
+      }
+      return u;
+    }
+  }
+  // New bug: the bundle first, then the row that points to it (a kill in between leaves a
+  // bundle without a row, which the next finding of the bug adopts; never a row without one).
+  u.isNew = true;
+  u.count = 1;
+  u.bundle = writeBundle ? writeBundle().string() : std::string();
+  const double t = now();
+  Stmt(db_,
+       "INSERT INTO bugs (hash, signature, class, backend, mode, against, first_seen, last_seen, count, bundle, "
+       "example_test, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)")
+      .bind(1, hash)
+      .bind(2, dumpJson(signature.toJson()))
+      .bind(3, signature.verdict)
+      .bind(4, signature.backend)
+      .bind(5, signature.mode)
+      .bind(6, signature.against)
+      .bind(7, t)
+      .bind(8, t)
+      .bind(9, u.bundle)
+      .bind(10, testIndex)
+      .bind(11, judgement.reason)
+      .step();
+  return u;
+}
+
+void CampaignStore::recordStats(const StatsRecord& stats) {
+  std::lock_guard lock(mutex_);
+  nlohmann::json per = nlohmann::json::object();
+  for (const auto& [sut, c] : stats.perSut)
+    per[sut] = {{"pass", c.pass}, {"unsupported", c.unsupported}, {"bugs", c.bugs}, {"harness_errors", c.harnessErrors}};
+  Stmt(db_,
+       "INSERT INTO stats (at, elapsed_seconds, tests, tests_per_second, unique_bugs, per_sut) "
+       "VALUES (?, ?, ?, ?, ?, ?)")
+      .bind(1, now())
+      .bind(2, stats.elapsedSeconds)
+      .bind(3, stats.tests)
+      .bind(4, stats.testsPerSecond)
+      .bind(5, stats.uniqueBugs)
+      .bind(6, dumpJson(per))
+      .step();
+}
+
+std::map<std::string, SutCounts> CampaignStore::sutCounts() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, SutCounts> out;
+  Stmt s(db_,
+         "SELECT backend || '/' || mode, verdict, COUNT(*) FROM results WHERE against = 'reference' "
+         "GROUP BY backend, mode, verdict");
+  while (s.step()) {
+    SutCounts& c = out[s.text(0)];
+    const std::string v = s.text(1);
+    const int64_t n = s.integer(2);
+    if (v == "pass")
+      c.pass += n;
+    else if (v == "unsupported")
+      c.unsupported += n;
+    else if (v == "harness-error")
+      c.harnessErrors += n;
+    else
+      c.bugs += n;
+  }
+  return out;
+}
+
+}  // namespace nnfuzz

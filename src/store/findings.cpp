@@ -1,0 +1,69 @@
+// findings.cpp - judging, triaging and recording one test (see findings.h).
+#include "store/findings.h"
+
+namespace nnfuzz {
+
+std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle, const BundleContext& context,
+                                      const TestRecord& test, const std::vector<RunOutcome>& outcomes,
+                                      const std::vector<Tensor>* reference,
+                                      const std::function<BundleCase()>& makeCase) {
+  std::vector<JudgedRun> runs;
+  std::vector<const RunOutcome*> judged;     // the run each judgement is about
+  std::vector<const RunOutcome*> baselines;  // mode vs mode: the baseline run
+  for (const auto& o : outcomes) {
+    runs.push_back({reference ? oracle.judge(o, *reference) : oracle.judgeWithoutReference(o), {}, {}});
+    judged.push_back(&o);
+    baselines.push_back(nullptr);
+  }
+  for (const auto& base : outcomes) {
+    if (base.mode != kBaselineMode) continue;
+    for (const auto& other : outcomes) {
+      if (other.backend != base.backend || other.mode == base.mode) continue;
+      if (auto j = oracle.judgeModes(base, other)) {
+        runs.push_back({std::move(*j), {}, {}});
+        judged.push_back(&other);
+        baselines.push_back(&base);
+      }
+    }
+  }
+  std::optional<BundleCase> bcase;  // made once, on the first new bug
+  std::vector<ResultRecord> results;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    JudgedRun& run = runs[k];
+    const RunOutcome& o = *judged[k];
+    if (run.judgement.bug()) {
+      BundleFinding finding;
+      finding.judgement = run.judgement;
+      finding.signature = makeSignature(run.judgement, o, test.opTypes);
+      run.bugHash = finding.signature.hash();
+      run.bug = store.recordBug(finding.signature, run.judgement, test.index, [&] {
+        if (!bcase) bcase = makeCase();
+        finding.outcome = o;
+        if (baselines[k]) finding.baseline = *baselines[k];
+        finding.policy = oracle.policy();
+        finding.versions = context.versions;
+        finding.prepareLimitSeconds = context.prepareLimitSeconds;
+        finding.runLimitSeconds = context.runLimitSeconds;
+        finding.memoryLimitMb = context.memoryLimitMb;
+        finding.env = context.env;
+        return writeBundle(context.bugsDir, *bcase, finding);
+      });
+    }
+    ResultRecord r;
+    r.backend = run.judgement.backend;
+    r.mode = run.judgement.mode;
+    r.against = run.judgement.against;
+    r.verdict = run.judgement.verdict;
+    r.status = o.status;
+    r.phase = run.judgement.phase;
+    r.prepareSeconds = o.prepareSeconds;
+    r.runSeconds = o.runSeconds;
+    r.bugHash = run.bugHash;
+    r.reason = run.judgement.reason;
+    results.push_back(std::move(r));
+  }
+  store.recordTest(test, results);
+  return runs;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,63 @@
+// repro.cpp - assembling repro.py from the compiled-in templates (see repro.h).
+#include "store/repro.h"
+
+#include <string_view>
+
+namespace nnfuzz {
+
+namespace {
+
+const char* const kCommon =
+#include "repro_common.inc"
+    ;
+const char* const kOnnxRuntime =
+#include "repro_onnxruntime.inc"
+    ;
+const char* const kOpenVino =
+#include "repro_openvino.inc"
+    ;
+const char* const kTvm =
+#include "repro_tvm.inc"
+    ;
+const char* const kGeneric =
+#include "repro_generic.inc"
+    ;
+
+const char* backendTemplate(const std::string& backend) {
+  if (backend == "onnxruntime") return kOnnxRuntime;
+  if (backend == "openvino") return kOpenVino;
+  if (backend == "tvm") return kTvm;
+  return nullptr;
+}
+
+// The pip package that provides a backend's Python API, for the usage line.
+std::string_view packageOf(const std::string& backend) {
+  if (backend == "tvm") return "apache-tvm";
+  return backend;
+}
+
+}  // namespace
+
+bool hasReproTemplate(const std::string& backend) { return backendTemplate(backend) != nullptr; }
+
+std::string renderRepro(const nlohmann::json& bug) {
+  const std::string backend = bug.at("backend").get<std::string>();
+  const char* part = backendTemplate(backend);
+  // The facts go in as JSON inside a raw string: JSON escapes every quote inside its strings
+  // (\" keeps its backslash in a raw string, so it cannot close it) and ends with '}', so no
+  // recorded text can break out of the literal. ensure_ascii keeps the file plain ASCII.
+  const std::string facts = bug.dump(2, ' ', true, nlohmann::json::error_handler_t::replace);
+  std::string text = "#!/usr/bin/env python3\n\"\"\"Reproduces nnfuzz bug " + bug.at("bundle").get<std::string>() +
+                     ".\n\nNeeds only: pip install " + std::string(packageOf(backend)) +
+                     " numpy onnx\nRun:   python3 repro.py   (from anywhere; it finds its bundle beside it)\n"
+                     "Exit:  1 while the bug is present, 0 once it is gone, 2 when something else happens.\n\"\"\"\n"
+                     "import json\n\nBUG = json.loads(r\"\"\"" +
+                     facts + "\"\"\")\n\n";
+  text += kCommon;
+  text += "\n\n";
+  text += part ? part : kGeneric;
+  text += "\n\nif __name__ == \"__main__\":\n    sys.exit(main())\n";
+  return text;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,183 @@
+// normalize.cpp - the message normaliser (see normalize.h). Written as a scanner rather than
+// regexes: it is ported to Python in repro.py and must behave identically there.
+#include "triage/normalize.h"
+
+#include <vector>
+
+namespace nnfuzz {
+
+namespace {
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool isWord(char c) { return isDigit(c) || isAlpha(c) || c == '_'; }
+bool isHex(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+bool isHigh(char c) { return static_cast<unsigned char>(c) >= 0x80; }
+bool isPathChar(char c) { return isWord(c) || c == '.' || c == '/' || c == '-' || c == '+' || c == '~'; }
+
+// A word (run of [A-Za-z0-9_]) that names a tensor, node or temporary, not a concept.
+bool isName(std::string_view w) {
+  const size_t us = w.rfind('_');
+  if (us != std::string_view::npos && us > 0 && us + 1 < w.size()) {
+    bool digits = true;
+    for (size_t i = us + 1; i < w.size(); ++i) digits = digits && isDigit(w[i]);
+    if (digits) return true;
+  }
+  for (std::string_view prefix : {"t", "lv", "gv"}) {
+    if (w.size() <= prefix.size() || w.substr(0, prefix.size()) != prefix) continue;
+    bool digits = true;
+    for (size_t i = prefix.size(); i < w.size(); ++i) digits = digits && isDigit(w[i]);
+    if (digits) return true;
+  }
+  return false;
+}
+
+// 8+ hex digits with at least one digit and one letter: an address or hash without 0x.
+bool isBareHex(std::string_view w) {
+  if (w.size() < 8) return false;
+  bool digit = false, letter = false;
+  for (char c : w) {
+    if (!isHex(c)) return false;
+    (isDigit(c) ? digit : letter) = true;
+  }
+  return digit && letter;
+}
+
+// Frame and marker lines of tracebacks: where a failure was raised, not what it is.
+bool isTracebackLine(std::string_view t) {
+  if (t.empty()) return true;
+  if (t.substr(0, 9) == "Traceback" || t.substr(0, 6) == "File \"") return true;
+  if (t[0] == '#' && t.size() > 1 && isDigit(t[1])) return true;
+  size_t i = 0;
+  while (i < t.size() && isDigit(t[i])) ++i;
+  if (i > 0 && i + 1 < t.size() && t[i] == ':' && t[i + 1] == ' ') return true;
+  bool marker = true;
+  for (char c : t) marker = marker && (c == '^' || c == '~' || c == ' ');
+  return marker;
+}
+
+std::string_view trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && isSpace(s[b])) ++b;
+  while (e > b && isSpace(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+}  // namespace
+
+std::string normalizeLine(std::string_view s) {
+  std::string out;
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const char c = s[i];
+    if (isHigh(c)) {
+      while (i < n && isHigh(s[i])) ++i;
+      out += '?';
+      continue;
+    }
+    if (isSpace(c)) {
+      while (i < n && isSpace(s[i])) ++i;
+      out += ' ';
+      continue;
+    }
+    // A path: a run of path characters holding a '/', absolute or with a '.' somewhere.
+    if (isPathChar(c) && (i == 0 || !isPathChar(s[i - 1]))) {
+      size_t j = i;
+      bool slash = false, dot = false;
+      while (j < n && isPathChar(s[j])) {
+        slash = slash || s[j] == '/';
+        dot = dot || s[j] == '.';
+        ++j;
+      }
+      if (slash && (c == '/' || c == '~' || dot)) {
+        out += "<path>";
+        i = j;
+        continue;
+      }
+    }
+    // A sign directly before a number belongs to the number.
+    if ((c == '-' || c == '+') && i + 1 < n && isDigit(s[i + 1]) && (i == 0 || (!isWord(s[i - 1]) && s[i - 1] != '.'))) {
+      ++i;
+      continue;
+    }
+    if (isWord(c)) {
+      size_t j = i;
+      while (j < n && isWord(s[j])) ++j;
+      const std::string_view w = s.substr(i, j - i);
+      if (w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) {
+        bool hex = true;
+        for (size_t k = 2; k < w.size(); ++k) hex = hex && isHex(w[k]);
+        if (hex) {
+          out += "<hex>";
+          i = j;
+          continue;
+        }
+      }
+      if (isBareHex(w)) {
+        out += "<hex>";
+        i = j;
+        continue;
+      }
+      if (isDigit(c)) {
+        // digits [. digits] [e[+-]digits], then the rest of the word with each digit run replaced.
+        size_t k = i;
+        while (k < n && isDigit(s[k])) ++k;
+        if (k + 1 < n && s[k] == '.' && isDigit(s[k + 1])) {
+          ++k;
+          while (k < n && isDigit(s[k])) ++k;
+        }
+        if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+          size_t e = k + 1;
+          if (e < n && (s[e] == '+' || s[e] == '-')) ++e;
+          if (e < n && isDigit(s[e])) {
+            k = e;
+            while (k < n && isDigit(s[k])) ++k;
+          }
+        }
+        out += "<n>";
+        while (k < n && isWord(s[k])) {
+          if (isDigit(s[k])) {
+            while (k < n && isDigit(s[k])) ++k;
+            out += "<n>";
+          } else {
+            out += s[k++];
+          }
+        }
+        i = k;
+        continue;
+      }
+      out += isName(w) ? std::string("<name>") : std::string(w);
+      i = j;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return std::string(trim(out));
+}
+
+std::string normalizeMessage(std::string_view message) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string_view::npos) end = message.size();
+    const std::string_view line = trim(message.substr(start, end - start));
+    if (!isTracebackLine(line)) lines.push_back(line);
+    start = end + 1;
+  }
+  if (lines.size() > 4) lines = {lines[0], lines[1], lines[2], lines.back()};
+  std::string out;
+  for (const auto& line : lines) {
+    const std::string norm = normalizeLine(line);
+    if (norm.empty()) continue;
+    if (!out.empty()) out += " | ";
+    out += norm;
+  }
+  if (out.size() > kMaxNormalizedMessage) out = std::string(trim(out.substr(0, kMaxNormalizedMessage)));
+  return out;
+}
+
+}  // namespace nnfuzz

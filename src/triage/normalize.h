@@ -1,0 +1,32 @@
+// normalize.h - error messages reduced to what stays the same when the same bug recurs.
+//
+// Two reports of one bug differ in sizes, addresses, file locations and the names our exporter
+// gives tensors and nodes; the normalised message keeps the words and drops those:
+//   numbers         12, -1, 0.5, 1e-05         -> <n>      (also inside 3x4 -> <n>x<n>)
+//   hex             0x7ffd1234, deadbeef0042   -> <hex>
+//   paths           /usr/lib/x.so, onnxruntime/core/a.cc -> <path>
+//   names           output_3, Conv_4, t17, lv2 -> <name>   (a word ending in _digits, t/lv/gv+digits)
+//   non-ASCII runs                             -> ?
+//   whitespace runs                            -> one space
+// Multi-line messages lose traceback lines (Python "File ..." frames, TVM "N: fn" frames,
+// "#N 0x..." frames, ^~~~ markers); of what is left, the first three lines and the last are
+// kept, joined by " | ", and the result is cut at kMaxNormalizedMessage characters.
+// repro.py carries a line-for-line Python port of this algorithm (src/store/repro/common.py);
+// the two must stay in step, and a test checks they agree.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace nnfuzz {
+
+/// Longest normalised message: a signature needs the gist, not a 100 KB IR dump.
+inline constexpr size_t kMaxNormalizedMessage = 300;
+
+/// One line normalised (see the file comment); no line structure is looked at.
+std::string normalizeLine(std::string_view line);
+
+/// A whole message normalised: traceback lines dropped, at most four lines kept.
+std::string normalizeMessage(std::string_view message);
+
+}  // namespace nnfuzz
