@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   addCheckCommand(app);
   addOpsCommand(app);
   addBackendsCommand(app);
+  addCovCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

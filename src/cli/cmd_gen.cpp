@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -19,6 +21,7 @@
 #include "onnx/export.h"
 #include "onnx/model_check.h"
 #include "ops/infer_node.h"
+#include "search/keep_if_new.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
@@ -38,7 +41,11 @@ struct GenOptions {
   int jobs = 1;
   bool force = false;
   bool onnxCheck = false;
+  bool keepIfNew = false;
 };
+
+// --keep-if-new-coverage stops once this many candidates in a row added no coverage.
+constexpr int64_t kKeepPatience = 10000;
 
 std::string caseName(uint64_t index) { return fmt::format("{:06d}", index); }
 
@@ -93,6 +100,14 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   }
   const std::string hash = configHash(config);
 
+  // Luo's Algorithm 1: candidates are judged in index order, so -j never changes which
+  // are kept; -n counts kept cases and skipped indices leave gaps in the case names.
+  std::optional<search::KeepIfNew> keep;
+  if (o.keepIfNew)
+    keep.emplace(search::CoverageTracker(search::defaultCorpus(), {search::MetricSets::Luo, {}}), o.count,
+                 kKeepPatience);
+  const int64_t candidates = keep ? std::numeric_limits<int64_t>::max() - o.first : o.count;
+
   std::atomic<int64_t> next{0};
   std::mutex mu;
   std::set<std::string> opTypes;
@@ -100,9 +115,10 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   std::string firstProblem;
   const auto start = std::chrono::steady_clock::now();
   auto work = [&] {
-    for (int64_t i = next++; i < o.count; i = next++) {
+    for (int64_t i = next++; i < candidates && !(keep && keep->finished()); i = next++) {
       const auto index = static_cast<uint64_t>(o.first + i);
       GeneratedCase c = generateCase(config, index);
+      if (keep && !keep->judge(i, c.graph)) continue;
       std::string problem;
       if (auto bad = verifyGraph(c.graph)) problem = "case " + caseName(index) + " does not verify: " + *bad;
       bool rejected = false;
@@ -130,10 +146,14 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   for (auto& t : threads) t.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  fmt::print("generated {} cases with {} into {} in {:.2f} s ({:.3f} ms/case, -j {})\n", o.count, config.generator,
-             o.outDir, seconds, o.count ? 1e3 * seconds / static_cast<double>(o.count) : 0.0, o.jobs);
+  const int64_t written = keep ? keep->kept() : o.count;
+  fmt::print("generated {} cases with {} into {} in {:.2f} s ({:.3f} ms/case, -j {})\n", written, config.generator,
+             o.outDir, seconds, written ? 1e3 * seconds / static_cast<double>(written) : 0.0, o.jobs);
+  if (keep)
+    fmt::print("  kept {} of {} candidates that added Luo coverage{}\n", written, keep->judged(),
+               keep->saturated() ? fmt::format(" (stopped: {} in a row added none)", kKeepPatience) : "");
   fmt::print("  operators: {} distinct, {:.1f} per model\n", opTypes.size(),
-             o.count ? static_cast<double>(nodes) / static_cast<double>(o.count) : 0.0);
+             written ? static_cast<double>(nodes) / static_cast<double>(written) : 0.0);
   fmt::print("  non-finite reference outputs (flagged in meta.json): {}\n", nonFinite);
   if (o.onnxCheck) fmt::print("  rejected by the ONNX checker: {}\n", onnxRejected);
   if (!firstProblem.empty()) {
@@ -160,6 +180,9 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("-j,--jobs", opts->jobs, "parallel generator threads")->capture_default_str();
   cmd->add_flag("--force", opts->force, "write into a folder that already holds cases");
   cmd->add_flag("--onnx-check", opts->onnxCheck, "also run the ONNX checker and shape inference on every case");
+  cmd->add_flag("--keep-if-new-coverage", opts->keepIfNew,
+                "write a case only if it adds Luo coverage over the default corpus (Luo's Algorithm 1); -n then "
+                "counts written cases; stops early after 10000 candidates in a row add none");
   cmd->callback([opts, cmd] { runGen(*opts, *cmd); });
 }
 

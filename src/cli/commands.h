@@ -9,5 +9,6 @@ void addGenCommand(CLI::App& app);
 void addCheckCommand(CLI::App& app);
 void addOpsCommand(CLI::App& app);
 void addBackendsCommand(CLI::App& app);
+void addCovCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli
