@@ -79,7 +79,8 @@ class BlindGen : public Generator {
         s.fresh = int64Tensor(values);
       } else if (numValues > 0 && rng.bernoulli(config_.pickingRate)) {
         const auto v = static_cast<ValueId>(rng.uniformInt(0, static_cast<int64_t>(numValues) - 1));
-        if (g.value(v).alive) s.existing = v;
+        // Empty constants (no axes, say) feed only shape-like operands, as in isra.
+        if (g.value(v).alive && g.value(v).type.numel() > 0) s.existing = v;
       }
       if (!s.constant && s.existing == kNoValue) {
         const DType dtype = opsupport::sampleDType(rng, config_.limits, std::vector<DType>(kAllDTypes, kAllDTypes + 7));
