@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   addOpsCommand(app);
   addBackendsCommand(app);
   addCovCommand(app);
+  addFuzzCommand(app);
+  addRunCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

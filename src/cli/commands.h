@@ -10,5 +10,7 @@ void addCheckCommand(CLI::App& app);
 void addOpsCommand(CLI::App& app);
 void addBackendsCommand(CLI::App& app);
 void addCovCommand(CLI::App& app);
+void addFuzzCommand(CLI::App& app);
+void addRunCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

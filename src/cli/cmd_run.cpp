@@ -1,0 +1,71 @@
+// cmd_run.cpp - `nnfuzz run CASE_DIR --backends ...`: re-run one case folder (ours or any
+// tool's) through every backend/mode and print the oracle's verdict for each, plus the
+// mode-vs-mode comparisons. Nothing is stored; exit 1 when any verdict is a bug.
+#include <fmt/core.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/sut_set.h"
+#include "onnx/case_folder.h"
+#include "oracle/oracle.h"
+#include "store/findings.h"
+#include "support/error.h"
+
+namespace nnfuzz::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string caseDir;
+  std::string backends = "onnxruntime";
+  std::string backendsFile;
+  std::string policy = "allclose";
+};
+
+void printJudgement(const Judgement& j) {
+  const std::string who = j.backend + "/" + j.mode + (j.against == "reference" ? "" : " vs " + j.against);
+  fmt::print("{:<32} {:<12} {}\n", who, verdictName(j.verdict), j.reason);
+}
+
+void runOne(const RunOptions& o) {
+  const CaseData data = readCase(o.caseDir);
+  auto policy = Policy::named(o.policy);
+  if (!policy) throw Error("unknown policy '" + o.policy + "' (allclose or luo)");
+  const Oracle oracle(*policy);
+  const WorkerLimits limits;
+  const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
+  auto workers = makeWorkers(suts, limits);
+  std::vector<RunOutcome> outcomes;
+  for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
+  bool anyBug = false;
+  for (const RunOutcome& out : outcomes) {
+    const Judgement j = data.expected.empty() ? oracle.judgeWithoutReference(out) : oracle.judge(out, data.expected);
+    printJudgement(j);
+    anyBug = anyBug || j.bug();
+  }
+  for (const RunOutcome& base : outcomes) {
+    if (base.mode != kBaselineMode) continue;
+    for (const RunOutcome& other : outcomes) {
+      if (other.backend != base.backend || &other == &base) continue;
+      if (auto j = oracle.judgeModes(base, other)) {
+        printJudgement(*j);
+        anyBug = anyBug || j->bug();
+      }
+    }
+  }
+  if (anyBug) exitCode() = 1;
+}
+
+}  // namespace
+
+void addRunCommand(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Re-run one case folder through backends and print the verdict per backend/mode");
+  cmd->add_option("CASE_DIR", o->caseDir, "a case folder (model.onnx + test_data_set_0)")->required();
+  cmd->add_option("--backends", o->backends, "comma-separated SUTs")->capture_default_str();
+  cmd->add_option("--backends-file", o->backendsFile, "extra backend definitions");
+  cmd->add_option("--policy", o->policy, "allclose | luo")->capture_default_str();
+  cmd->callback([o] { runOne(*o); });
+}
+
+}  // namespace nnfuzz::cli

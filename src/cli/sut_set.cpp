@@ -1,0 +1,42 @@
+#include "cli/sut_set.h"
+
+#include <sstream>
+
+#include "support/error.h"
+
+namespace nnfuzz::cli {
+
+std::vector<SutChoice> chooseSuts(const std::string& list, const std::string& backendsFile,
+                                  const WorkerLimits& limits) {
+  const BackendPaths paths = defaultBackendPaths();
+  std::vector<BackendDef> all = builtinBackends(paths);
+  if (!backendsFile.empty()) mergeBackends(all, loadBackends(backendsFile, paths));
+  std::vector<SutChoice> chosen;
+  std::stringstream names(list);
+  std::string name;
+  while (std::getline(names, name, ',')) {
+    if (name.empty()) continue;
+    const BackendDef* def = findBackend(all, name);
+    if (!def) throw Error("unknown backend '" + name + "' (see nnfuzz backends)");
+    BackendInfo info = probe(*def, limits);
+    if (!info.installed) throw Error("backend " + name + " is not usable: " + info.problem);
+    chosen.push_back({*def, std::move(info)});
+  }
+  if (chosen.empty()) throw Error("no backends given");
+  return chosen;
+}
+
+std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& suts, const WorkerLimits& limits) {
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (const SutChoice& sut : suts)
+    for (const std::string& mode : sut.info.modes) workers.push_back(std::make_unique<Worker>(workerSpec(sut.def, mode, limits)));
+  return workers;
+}
+
+nlohmann::json sutVersions(const std::vector<SutChoice>& suts) {
+  nlohmann::json v = {{"nnfuzz", "0.1.0"}};
+  for (const SutChoice& sut : suts) v[sut.def.name] = sut.info.version;
+  return v;
+}
+
+}  // namespace nnfuzz::cli
