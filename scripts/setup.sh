@@ -25,7 +25,7 @@ fi
 
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/python -m pip install -q --disable-pip-version-check "onnx==1.22.*" numpy pytest \
-  onnxruntime openvino apache-tvm
+  onnxruntime==1.31.1 openvino==2026.4.1 apache-tvm==0.27.0.post1
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
