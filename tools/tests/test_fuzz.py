@@ -6,7 +6,7 @@ import sqlite3
 import subprocess
 import time
 
-from conftest import ROOT
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def buggy_backends(tmp_path):
