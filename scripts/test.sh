@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"   # the node-test harness asks python's onnx about schemas
 
-echo "== C++ tests (RelWithDebInfo)"
+echo "== C++ tests (Release build)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 
 echo "== C++ tests (AddressSanitizer + UndefinedBehaviorSanitizer)"
