@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/finding_reducer.h"
 #include "cli/sut_set.h"
 #include "gen/generator.h"
 #include "onnx/case_folder.h"
@@ -46,6 +47,7 @@ struct FuzzOptions {
   int64_t maxTests = -1;
   int jobs = 1;
   bool resume = false;
+  bool reduce = true;
   uint64_t seed = 1;
   bool seedGiven = false;
   double prepareSeconds = 60, runSeconds = 30;
@@ -82,9 +84,12 @@ std::string progressLine(Tally& t, double seconds) {
 void pipeline(int id, const GenConfig& config, const std::vector<SutChoice>& suts, const WorkerLimits& limits,
               CampaignStore& store, const Oracle& oracle, const BundleContext& context, const fs::path& scratch,
               std::atomic<int64_t>& next, std::vector<int64_t>& redo, std::mutex& redoMu, int64_t lastIndex,
-              Clock::time_point deadline, Tally& tally) {
+              Clock::time_point deadline, Tally& tally, Culprits& culprits, bool reduce) {
   auto workers = makeWorkers(suts, limits);
   const fs::path caseDir = scratch / fmt::format("p{}", id) / "case";
+  ReducerSettings reducing;
+  reducing.scratch = scratch / fmt::format("p{}", id);
+  reducing.opset = config.opset;
   while (!gStop && Clock::now() < deadline) {
     int64_t index = -1;
     {
@@ -108,8 +113,10 @@ void pipeline(int id, const GenConfig& config, const std::vector<SutChoice>& sut
     for (auto& worker : workers) outcomes.push_back(worker->runCase(caseDir));
     TestRecord test{index, caseSeed(config.seed, static_cast<uint64_t>(index)), config.generator, c.opTypes(),
                     genSeconds, 0.0};
+    FindingReducer reducer;
+    if (reduce) reducer = makeFindingReducer(workers, oracle, culprits, reducing, c.graph, c.inputs, !c.nonFinite, meta);
     auto judged = recordFindings(store, oracle, context, test, outcomes, c.nonFinite ? nullptr : &c.outputs,
-                                 [&] { return bundleCase(c.graph, c.inputs, c.outputs, meta, config.opset); });
+                                 [&] { return bundleCase(c.graph, c.inputs, c.outputs, meta, config.opset); }, reducer);
     std::lock_guard lock(tally.mu);
     ++tally.tests;
     for (const JudgedRun& run : judged) countJudgement(tally, run);
@@ -180,11 +187,17 @@ void runFuzz(const FuzzOptions& o) {
   auto previousInt = std::signal(SIGINT, onStopSignal);
   auto previousTerm = std::signal(SIGTERM, onStopSignal);
   Tally tally;
+  Culprits culprits;
+  for (const StoredBug& b : store.bugs()) {
+    // A resumed campaign's one-operator wrong results are known culprits already.
+    if (b.signature.verdict == "dcf" && b.signature.opTypes.size() == 1)
+      culprits.add(b.signature.backend + "/" + b.signature.mode + "/" + b.signature.against, b.signature.opTypes[0]);
+  }
   std::vector<std::thread> threads;
   for (int p = 0; p < o.jobs; ++p)
     threads.emplace_back(pipeline, p, std::cref(config), std::cref(suts), std::cref(limits), std::ref(store),
                          std::cref(oracle), std::cref(context), std::cref(scratch), std::ref(next), std::ref(redo),
-                         std::ref(redoMu), lastIndex, deadline, std::ref(tally));
+                         std::ref(redoMu), lastIndex, deadline, std::ref(tally), std::ref(culprits), o.reduce);
   const bool tty = ::isatty(STDOUT_FILENO);
   std::atomic<bool> done{false};
   std::thread progress([&] {
@@ -243,6 +256,9 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--run-timeout", o->runSeconds, "seconds per run phase")->capture_default_str();
   cmd->add_option("--memory-gb", o->memoryGb, "address-space limit per worker")->capture_default_str();
   cmd->add_flag("--resume", o->resume, "continue the campaign in --out");
+  cmd->add_flag("!--no-reduce", o->reduce,
+                "keep findings whole (by default a bug is shown on its smallest failing sub-model, and a wrong "
+                "result is named by that sub-model's operators)");
   cmd->callback([o] { runFuzz(*o); });
 }
 

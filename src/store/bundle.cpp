@@ -83,6 +83,9 @@ std::string readme(const BundleFinding& f, const BundleCase& c, const std::strin
   t += "| error.txt | the verdict, the SUT's message and the worker's stderr tail |\n";
   t += "| meta.json | versions, seed, signature, class, comparison policy |\n";
   if (c.graph) t += "| model.ir | the model in nnfuzz's text IR |\n";
+  if (c.original)
+    t += "| original.onnx | the generated model it was reduced from (" + std::to_string(c.original->graph().node_size()) +
+         " nodes) |\n";
   t += "| repro.py | stand-alone reproduction |\n\n";
   t += "Signature `" + s.hash() + "`:\n\n```\n" + s.canonical() + "```\n";
   return t;
@@ -135,6 +138,7 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
       writeTensors(temp / "actual" / f.baseline->mode, "output", f.baseline->outputs, c.outputNames);
     writeFileBytes(temp / "error.txt", errorText(f));
     if (c.graph) writeFileBytes(temp / "model.ir", printGraph(*c.graph));
+    if (c.original) saveModelFile(temp / "original.onnx", *c.original);
     nlohmann::json diffs = nlohmann::json::array();
     for (const auto& d : f.judgement.diffs)
       diffs.push_back({{"output", d.output}, {"kind", std::string(diffKindName(d.kind))}, {"detail", d.detail},

@@ -7,6 +7,7 @@
 //     error.txt                                          the verdict, message and stderr tail
 //     meta.json                                          versions, seed, signature, class, policy
 //     model.ir                                           nnfuzz's text IR (when the model imports)
+//     original.onnx                                      a reduced case: the model before reduction
 //     README.md                                          what the bug is, the one-line repro
 //     repro.py                                           stand-alone reproduction (see repro.h)
 // A bundle is written to a hidden temporary folder beside its final place and renamed into
@@ -36,6 +37,7 @@ struct BundleCase {
   std::vector<Tensor> expected;    ///< reference outputs, in model order
   std::vector<std::string> inputNames, outputNames;
   nlohmann::json meta = nlohmann::json::object();  ///< the case's meta (seed, generator, test index...)
+  std::optional<onnx::ModelProto> original;  ///< a reduced case: the generated model it came from
 };
 
 /// A case from a graph and its data (as the fuzz loop holds it).

@@ -298,6 +298,13 @@ BugUpdate CampaignStore::recordBug(const Signature& signature, const Judgement& 
   return u;
 }
 
+bool CampaignStore::knowsBug(const std::string& hash) const {
+  std::lock_guard lock(mutex_);
+  Stmt s(db_, "SELECT 1 FROM bugs WHERE hash = ?");
+  s.bind(1, hash);
+  return s.step();
+}
+
 void CampaignStore::recordStats(const StatsRecord& stats) {
   std::lock_guard lock(mutex_);
   nlohmann::json per = nlohmann::json::object();

@@ -110,6 +110,8 @@ class CampaignStore {
   /// and last-seen time grow. A bug whose row exists never calls it again.
   BugUpdate recordBug(const Signature& signature, const Judgement& judgement, int64_t testIndex,
                       const std::function<std::filesystem::path()>& writeBundle);
+  /// True when a bug with this signature hash is recorded.
+  bool knowsBug(const std::string& hash) const;
   /// Appends a stats row.
   void recordStats(const StatsRecord& stats);
 

@@ -6,7 +6,8 @@ namespace nnfuzz {
 std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle, const BundleContext& context,
                                       const TestRecord& test, const std::vector<RunOutcome>& outcomes,
                                       const std::vector<Tensor>* reference,
-                                      const std::function<BundleCase()>& makeCase) {
+                                      const std::function<BundleCase()>& makeCase,
+                                      const FindingReducer& reducer) {
   std::vector<JudgedRun> runs;
   std::vector<const RunOutcome*> judged;     // the run each judgement is about
   std::vector<const RunOutcome*> baselines;  // mode vs mode: the baseline run
@@ -35,17 +36,32 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
       BundleFinding finding;
       finding.judgement = run.judgement;
       finding.signature = makeSignature(run.judgement, o, test.opTypes);
+      std::optional<ReducedFinding> reduced;
+      if (reducer && (run.judgement.verdict == Verdict::DCF || !store.knowsBug(finding.signature.hash()))) {
+        reduced = reducer(run.judgement, o, finding.signature);
+        if (reduced && run.judgement.verdict == Verdict::DCF)
+          finding.signature = makeSignature(reduced->judgement, reduced->outcome, opTypesOf(reduced->bcase.model));
+      }
       run.bugHash = finding.signature.hash();
       run.bug = store.recordBug(finding.signature, run.judgement, test.index, [&] {
-        if (!bcase) bcase = makeCase();
-        finding.outcome = o;
-        if (baselines[k]) finding.baseline = *baselines[k];
         finding.policy = oracle.policy();
         finding.versions = context.versions;
         finding.prepareLimitSeconds = context.prepareLimitSeconds;
         finding.runLimitSeconds = context.runLimitSeconds;
         finding.memoryLimitMb = context.memoryLimitMb;
         finding.env = context.env;
+        if (reduced) {
+          finding.judgement = reduced->judgement;
+          finding.outcome = reduced->outcome;
+          finding.baseline = reduced->baseline;
+          BundleCase small = reduced->bcase;
+          if (!bcase) bcase = makeCase();
+          small.original = bcase->model;
+          return writeBundle(context.bugsDir, small, finding);
+        }
+        if (!bcase) bcase = makeCase();
+        finding.outcome = o;
+        if (baselines[k]) finding.baseline = *baselines[k];
         return writeBundle(context.bugsDir, *bcase, finding);
       });
     }

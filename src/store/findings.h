@@ -30,6 +30,18 @@ struct BundleContext {
   std::map<std::string, std::string> env;  ///< the workers' environment settings
 };
 
+/// A finding shown again on a smaller case (see triage/reduce.h).
+struct ReducedFinding {
+  BundleCase bcase;                    ///< the reduced case (its meta says what it came from)
+  Judgement judgement;                 ///< the reduced case's judgement
+  RunOutcome outcome;                  ///< the reduced case's run
+  std::optional<RunOutcome> baseline;  ///< mode-vs-mode: the baseline's run of it
+};
+
+/// Reduces one bug finding (judgement, the run judged, its signature so far); nullopt when it
+/// does not (no smaller case fails the same way, or the finding is not worth reducing).
+using FindingReducer = std::function<std::optional<ReducedFinding>(const Judgement&, const RunOutcome&, const Signature&)>;
+
 /// One judgement and, for a bug, what the store made of it.
 struct JudgedRun {
   Judgement judgement;
@@ -41,9 +53,12 @@ struct JudgedRun {
 /// records bugs and bundles, then the test with every judgement. `makeCase` is called only when a
 /// new bug needs a bundle (exporting the model costs time). Returns the judgements, reference
 /// ones first in `outcomes` order, then mode-vs-mode ones.
+/// With a `reducer`, a wrong result (DCF) is always reduced first, because its signature is the
+/// reduced case's operators; an error or crash only when its bug is new, for a small bundle.
 std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle, const BundleContext& context,
                                       const TestRecord& test, const std::vector<RunOutcome>& outcomes,
                                       const std::vector<Tensor>* reference,
-                                      const std::function<BundleCase()>& makeCase);
+                                      const std::function<BundleCase()>& makeCase,
+                                      const FindingReducer& reducer = {});
 
 }  // namespace nnfuzz
