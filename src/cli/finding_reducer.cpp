@@ -44,14 +44,14 @@ Signature withoutModel(Signature s) {
 FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& workers, const Oracle& oracle,
                                   Culprits& culprits, const ReducerSettings& settings, const Graph& graph,
                                   const std::vector<Tensor>& inputs, bool haveReference, const nlohmann::json& meta) {
-  return [&, settings, haveReference](const Judgement& j, const RunOutcome&,
-                                      const Signature& signature) -> std::optional<ReducedFinding> {
+  return [&, settings, haveReference](const Judgement& j, const RunOutcome& outcome,
+                                      const Signature&) -> std::optional<ReducedFinding> {
     // A hang or memory blow-up would cost its full limit per try: kept whole.
     if (j.symptom == "timeout" || j.symptom == "out-of-memory" || graph.numNodes() < 2) return std::nullopt;
     Worker* subject = findWorker(workers, j.backend, j.mode);
     Worker* baseline = j.against == "reference" ? nullptr : findWorker(workers, j.backend, j.against);
     if (!subject || (j.against != "reference" && !baseline)) return std::nullopt;
-    const Signature target = withoutModel(signature);
+    const Signature target = withoutModel(makeSignature(j, outcome, {}));  // as this mode's run shows it
     const std::string key = j.backend + "/" + j.mode + "/" + j.against;
     const fs::path dir = settings.scratch / "reduce";
     const auto deadline = Clock::now() + settings.budget;

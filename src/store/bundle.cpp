@@ -53,7 +53,7 @@ nlohmann::json reproFacts(const BundleFinding& f, const std::string& name) {
   for (const auto& [k, v] : f.env) env[k] = v;
   const Signature& s = f.signature;
   return {{"bundle", name},       {"reason", f.judgement.reason},  {"backend", s.backend},
-          {"mode", s.mode},       {"against", s.against},          {"class", s.verdict},
+          {"mode", f.outcome.mode.empty() ? s.mode : f.outcome.mode},  {"against", s.against},          {"class", s.verdict},
           {"phase", s.phase},     {"symptom", s.symptom},          {"message", s.message},
           {"policy", f.policy.toJson()},  {"env", env},             {"timeout_seconds", reproTimeout(f)},
           {"memory_limit_mb", f.memoryLimitMb}};

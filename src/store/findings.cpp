@@ -27,20 +27,54 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
       }
     }
   }
+  // A SUT failing the same way in every mode has one bug, not one per mode: the baseline
+  // mode's finding stands for all of them (signature mode "all") and the others point to it.
+  std::vector<size_t> foldedInto(runs.size(), SIZE_MAX);
+  std::vector<bool> allModes(runs.size(), false);
+  for (size_t b = 0; b < outcomes.size(); ++b) {
+    if (outcomes[b].mode != kBaselineMode || !runs[b].judgement.bug()) continue;
+    const Signature base = makeSignature(runs[b].judgement, outcomes[b], test.opTypes);
+    std::vector<size_t> same;
+    bool every = true;
+    for (size_t k = 0; k < outcomes.size(); ++k) {
+      if (k == b || outcomes[k].backend != outcomes[b].backend) continue;
+      Signature other = makeSignature(runs[k].judgement, outcomes[k], test.opTypes);
+      other.mode = base.mode;
+      if (runs[k].judgement.bug() && other == base) same.push_back(k);
+      else every = false;
+    }
+    if (!every || same.empty()) continue;
+    allModes[b] = true;
+    for (size_t k : same) foldedInto[k] = b;
+  }
+
   std::optional<BundleCase> bcase;  // made once, on the first new bug
   std::vector<ResultRecord> results;
-  for (size_t k = 0; k < runs.size(); ++k) {
+  std::vector<size_t> order;  // runs that others fold into go first
+  for (size_t k = 0; k < runs.size(); ++k)
+    if (allModes[k]) order.push_back(k);
+  for (size_t k = 0; k < runs.size(); ++k)
+    if (!allModes[k]) order.push_back(k);
+  for (size_t k : order) {
     JudgedRun& run = runs[k];
     const RunOutcome& o = *judged[k];
-    if (run.judgement.bug()) {
+    if (run.judgement.bug() && foldedInto[k] != SIZE_MAX) {
+      // Its bug is the baseline's, recorded (and counted) once, just before.
+      const JudgedRun& stand = runs[foldedInto[k]];
+      run.bugHash = stand.bugHash;
+      if (stand.bug) run.bug = BugUpdate{false, stand.bug->count, stand.bug->bundle};
+    } else if (run.judgement.bug()) {
       BundleFinding finding;
       finding.judgement = run.judgement;
       finding.signature = makeSignature(run.judgement, o, test.opTypes);
       std::optional<ReducedFinding> reduced;
+      if (allModes[k]) finding.signature.mode = kAllModes;
       if (reducer && (run.judgement.verdict == Verdict::DCF || !store.knowsBug(finding.signature.hash()))) {
         reduced = reducer(run.judgement, o, finding.signature);
-        if (reduced && run.judgement.verdict == Verdict::DCF)
+        if (reduced && run.judgement.verdict == Verdict::DCF) {
           finding.signature = makeSignature(reduced->judgement, reduced->outcome, opTypesOf(reduced->bcase.model));
+          if (allModes[k]) finding.signature.mode = kAllModes;
+        }
       }
       run.bugHash = finding.signature.hash();
       run.bug = store.recordBug(finding.signature, run.judgement, test.index, [&] {

@@ -2,9 +2,10 @@
 // loop (`nnfuzz fuzz`) and `nnfuzz run` share, so both order things the same crash-safe way.
 //
 // For one test: each run is judged against the reference; each SUT's baseline mode ("noopt")
-// is judged against each of its other modes; every bug gets its signature, its bundle the first
-// time (written before the row that points to it) and its bug row; then the test and all its
-// judgements are committed together. A kill between the bug rows and the test row leaves the
+// is judged against each of its other modes; a bug every mode of a SUT shows alike is one
+// finding (mode "all", shown with the baseline's run); every bug gets its signature, its
+// bundle the first time (written before the row that points to it) and its bug row; then the
+// test and all its judgements are committed together. A kill between the bug rows and the test row leaves the
 // test in missingTests(), so a resumed campaign reruns it.
 #pragma once
 
@@ -21,6 +22,8 @@ namespace nnfuzz {
 
 /// The mode every other mode of a SUT is compared with.
 inline constexpr const char* kBaselineMode = "noopt";
+/// The mode a signature names when every mode of the SUT failed the same way in the test.
+inline constexpr const char* kAllModes = "all";
 
 /// What bundles need beyond the case and the run (the same for every test of a campaign).
 struct BundleContext {

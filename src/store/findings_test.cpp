@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "onnx/tensor_proto.h"
 #include "store/findings.h"
 
 namespace nnfuzz {
@@ -74,6 +75,77 @@ TEST(Findings, JudgeBundleAndRecordATest) {
   EXPECT_EQ(counts.at("onnxruntime/opt").bugs, 2);
   EXPECT_EQ(counts.at("onnxruntime/noopt").pass, 2);
   EXPECT_EQ(counts.at("tvm/opt").unsupported, 2);
+  fs::remove_all(dir);
+}
+
+TEST(Findings, EveryModeFailingAlikeIsOneBugOfModeAll) {
+  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_all_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Graph graph = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  return %1\n}\n");
+  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({1, 0})};
+  auto makeCase = [&] { return bundleCase(graph, inputs, reference, {{"seed", 3}}); };
+  CampaignStore store(dir / "campaign.db", {}, {});
+  const Oracle oracle;
+  BundleContext context;
+  context.bugsDir = dir / "bugs";
+  TestRecord test;
+  test.opTypes = {"Relu"};
+  // Both modes wrong in the same way: one bug, named by mode "all", shown with noopt's run.
+  auto runs = recordFindings(store, oracle, context, test,
+                             {ok("openvino", "opt", {f32({1, 5})}), ok("openvino", "noopt", {f32({1, 5})})},
+                             &reference, makeCase);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].judgement.verdict, Verdict::DCF);
+  EXPECT_EQ(runs[1].judgement.verdict, Verdict::DCF);
+  EXPECT_EQ(runs[0].bugHash, runs[1].bugHash);
+  EXPECT_EQ(runs[2].judgement.verdict, Verdict::Pass) << "the modes agree with each other";
+  ASSERT_EQ(store.bugs().size(), 1u);
+  EXPECT_EQ(store.bugs()[0].signature.mode, kAllModes);
+  EXPECT_EQ(store.bugs()[0].count, 1u);
+  EXPECT_NE(store.bugs()[0].bundle.find("openvino-all-dcf-"), std::string::npos);
+
+  // Only opt wrong: a bug of opt (and of opt against noopt), not of "all".
+  test.index = 1;
+  runs = recordFindings(store, oracle, context, test,
+                        {ok("openvino", "opt", {f32({1, 5})}), ok("openvino", "noopt", reference)}, &reference,
+                        makeCase);
+  EXPECT_NE(runs[0].bugHash, runs[1].bugHash);
+  EXPECT_EQ(store.bugs().size(), 3u);
+  fs::remove_all(dir);
+}
+
+TEST(Findings, AReducedFindingIsNamedAndBundledByItsSmallCase) {
+  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_reduced_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Graph graph = parseGraph(
+      "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2\n}\n");
+  const Graph small = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Neg(%0) : f32[2]\n  return %1\n}\n");
+  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({-1, 0})};
+  CampaignStore store(dir / "campaign.db", {}, {});
+  const Oracle oracle;
+  BundleContext context;
+  context.bugsDir = dir / "bugs";
+  TestRecord test;
+  test.opTypes = {"Neg", "Relu"};
+  int reductions = 0;
+  FindingReducer reducer = [&](const Judgement&, const RunOutcome& run, const Signature&) {
+    ++reductions;
+    ReducedFinding r;
+    r.bcase = bundleCase(small, {f32({1, 0})}, {f32({-1, 0})}, {{"reduced", {{"to_nodes", 1}}}});
+    r.outcome = run;
+    r.outcome.outputs = {f32({-1, 7})};
+    r.judgement = oracle.judge(r.outcome, r.bcase.expected);
+    return std::optional<ReducedFinding>(r);
+  };
+  auto runs = recordFindings(store, oracle, context, test, {ok("ort", "opt", {f32({-1, 7})})}, &reference,
+                             [&] { return bundleCase(graph, inputs, reference, {}); }, reducer);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(reductions, 1);
+  ASSERT_EQ(store.bugs().size(), 1u);
+  EXPECT_EQ(store.bugs()[0].signature.opTypes, std::vector<std::string>{"Neg"}) << "the reduced case's operators";
+  const fs::path bundle = runs[0].bug->bundle;
+  EXPECT_TRUE(fs::exists(bundle / "original.onnx"));
+  EXPECT_EQ(readFileBytes(bundle / "model.ir"), printGraph(small));
   fs::remove_all(dir);
 }
 

@@ -85,3 +85,26 @@ def test_run_reports_a_wrong_answer(nnfuzz, tmp_path):
                check=False)
     assert r.returncode == 1
     assert "dcf" in r.stdout
+
+
+def test_findings_are_reduced_to_the_failing_operator(nnfuzz, tmp_path):
+    # The buggy backend's opt mode adds 1 to every float output, so any one float-valued
+    # operator alone shows the bug: every wrong-result bundle must hold a one-node model.
+    out = tmp_path / "camp"
+    nnfuzz("fuzz", "--backends-file", buggy_backends(tmp_path), "--backends", "buggy", "-n", 12, "--minutes", 0,
+           "-o", out)
+    with sqlite3.connect(out / "campaign.db") as c:
+        rows = c.execute("SELECT signature, bundle FROM bugs WHERE class = 'dcf'").fetchall()
+    assert rows, "the buggy backend always gives wrong results"
+    reduced = 0
+    for signature, bundle in rows:
+        meta = json.loads((out / "bugs" / os.path.basename(bundle) / "meta.json").read_text())
+        nodes = [line for line in (out / "bugs" / os.path.basename(bundle) / "model.ir").read_text().splitlines()
+                 if "(" in line]
+        assert len(nodes) == 1, (bundle, nodes)
+        assert json.loads(signature)["op_types"] == [nodes[0].split("= ")[1].split("(")[0]]
+        if "reduced" in meta["case"]:
+            reduced += 1
+            assert (out / "bugs" / os.path.basename(bundle) / "original.onnx").exists()
+            assert meta["case"]["reduced"]["to_nodes"] == 1 and meta["case"]["reduced"]["minimal"]
+    assert reduced > 0, "some generated case had more than one operator"
