@@ -112,14 +112,19 @@ TEST(ArgMax, TiesKeepdimsAndAxes) {
   EXPECT_FALSE(inferOp("ArgMax", {&x}, A([](Attributes& a) { a.setInt("axis", 2); })).ok());
 }
 
-TEST(ArgMax, NearTiesAreUnstable) {
+TEST(ArgMax, NearAndExactFloatTiesAreUnstable) {
   const Tensor near = F({2}, {1.0, 1.0004});
   const Tensor exact = F({2}, {1.0, 1.0});
   const Tensor apart = F({2}, {1.0, 1.1});
+  const Tensor tieBelowTheBest = F({3}, {2.0, 1.0, 1.0});
+  const Tensor intTie = Tensor({DType::Int64, {2}}, {3, 3});
   EXPECT_TRUE(unstable("ArgMax", {&near}));
   EXPECT_TRUE(unstable("ArgMin", {&near}));
-  EXPECT_FALSE(unstable("ArgMax", {&exact}));
+  EXPECT_TRUE(unstable("ArgMax", {&exact})) << "a SUT's float rounding can break an exact tie";
   EXPECT_FALSE(unstable("ArgMax", {&apart}));
+  EXPECT_FALSE(unstable("ArgMax", {&tieBelowTheBest}));
+  EXPECT_TRUE(unstable("ArgMin", {&tieBelowTheBest}));
+  EXPECT_FALSE(unstable("ArgMax", {&intTie})) << "integer ties are exact";
 }
 
 }  // namespace
