@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   addCovCommand(app);
   addFuzzCommand(app);
   addRunCommand(app);
+  addReduceCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,5 +12,6 @@ void addBackendsCommand(CLI::App& app);
 void addCovCommand(CLI::App& app);
 void addFuzzCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
+void addReduceCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

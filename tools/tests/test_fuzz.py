@@ -108,3 +108,27 @@ def test_findings_are_reduced_to_the_failing_operator(nnfuzz, tmp_path):
             assert (out / "bugs" / os.path.basename(bundle) / "original.onnx").exists()
             assert meta["case"]["reduced"]["to_nodes"] == 1 and meta["case"]["reduced"]["minimal"]
     assert reduced > 0, "some generated case had more than one operator"
+
+
+def test_reduce_writes_smaller_cases_that_check_and_still_fail(nnfuzz, tmp_path):
+    nnfuzz("gen", "-n", 1, "--seed", 4, "--min-ops", 6, "--max-ops", 8, "-o", tmp_path / "cases")
+    backends = buggy_backends(tmp_path)
+    r = nnfuzz("reduce", tmp_path / "cases" / "000000", "--backends-file", backends, "--backends", "buggy",
+               "-o", tmp_path / "reduced", check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "(minimal)" in r.stdout, r.stdout
+    folders = sorted((tmp_path / "reduced").iterdir())
+    assert folders, r.stdout
+    for folder in folders:
+        nnfuzz("check", folder)  # a case folder of its own that the checker accepts...
+        again = nnfuzz("run", folder, "--backends-file", backends, "--backends", "buggy", check=False)
+        verdict = folder.name.rsplit("-", 1)[1]
+        assert again.returncode == 1 and f" {verdict} " in again.stdout, again.stdout  # ...that still fails
+        meta = json.loads((folder / "meta.json").read_text())
+        assert meta["reduced"]["to_nodes"] < meta["reduced"]["from_nodes"]
+
+
+def test_reduce_says_so_when_nothing_fails(nnfuzz, tmp_path):
+    nnfuzz("gen", "-n", 1, "--seed", 4, "--min-ops", 3, "--max-ops", 5, "-o", tmp_path / "cases")
+    r = nnfuzz("reduce", tmp_path / "cases" / "000000", "--backends", "onnxruntime", "-o", tmp_path / "reduced")
+    assert "no bug" in r.stdout

@@ -1,0 +1,115 @@
+// cmd_reduce.cpp - `nnfuzz reduce CASE_DIR --backends ... -o OUT`: runs one case folder (ours or
+// any tool's, if nnfuzz can import its model) through every backend/mode, and for each bug shrinks
+// the model to the smallest sub-model that still fails the same way (triage/reduce.h). Each
+// reduced case is written as a case folder OUT/<backend>-<mode>[-vs-<mode>]-<class>/ and printed
+// in the text IR. Exit 1 when some bug was seen.
+#include <fmt/core.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/finding_reducer.h"
+#include "cli/sut_set.h"
+#include "onnx/case_folder.h"
+#include "support/error.h"
+
+namespace nnfuzz::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ReduceCommandOptions {
+  std::string caseDir;
+  std::string out;
+  std::string backends = "onnxruntime";
+  std::string backendsFile;
+  std::string policy = "allclose";
+  size_t maxTries = 200;
+  double budgetSeconds = 600;
+};
+
+int modelOpset(const onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
+  return kDefaultOpset;
+}
+
+void reduceOne(const ReduceCommandOptions& o) {
+  const CaseData data = readCase(o.caseDir);
+  if (!data.graph) throw Error("cannot reduce " + o.caseDir + ": " + data.importProblem);
+  auto policy = Policy::named(o.policy);
+  if (!policy) throw Error("unknown policy '" + o.policy + "' (allclose or luo)");
+  const Oracle oracle(*policy);
+  const WorkerLimits limits;
+  const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
+  auto workers = makeWorkers(suts, limits);
+  std::vector<RunOutcome> outcomes;
+  for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
+
+  std::vector<std::pair<Judgement, const RunOutcome*>> bugs;
+  for (const RunOutcome& out : outcomes) {
+    Judgement j = data.expected.empty() ? oracle.judgeWithoutReference(out) : oracle.judge(out, data.expected);
+    if (j.bug()) bugs.emplace_back(std::move(j), &out);
+  }
+  for (const RunOutcome& base : outcomes) {
+    if (base.mode != kBaselineMode) continue;
+    for (const RunOutcome& other : outcomes)
+      if (other.backend == base.backend && &other != &base)
+        if (auto j = oracle.judgeModes(base, other); j && j->bug()) bugs.emplace_back(std::move(*j), &other);
+  }
+  if (bugs.empty()) {
+    fmt::print("no bug: every backend/mode passes on {}\n", o.caseDir);
+    return;
+  }
+  exitCode() = 1;
+  const fs::path scratch = fs::path(o.out) / ".scratch";
+  Culprits culprits;
+  ReducerSettings settings;
+  settings.scratch = scratch;
+  settings.opset = modelOpset(data.model);
+  settings.maxTries = o.maxTries;
+  settings.budget = std::chrono::seconds(static_cast<int64_t>(o.budgetSeconds));
+  const nlohmann::json meta = data.meta.value_or(nlohmann::json{{"source", o.caseDir}});
+  const FindingReducer reducer =
+      makeFindingReducer(workers, oracle, culprits, settings, *data.graph, data.inputs, !data.expected.empty(), meta);
+  for (const auto& [j, run] : bugs) {
+    const std::string who = j.backend + "/" + j.mode + (j.against == "reference" ? "" : " vs " + j.against);
+    fmt::print("{} {}: {}\n", who, verdictName(j.verdict), j.reason);
+    std::fflush(stdout);
+    const auto reduced = reducer(j, *run, makeSignature(j, *run, {}));
+    if (!reduced) {
+      fmt::print("  not reduced: no smaller sub-model fails the same way ({} nodes)\n\n", data.graph->numNodes());
+      continue;
+    }
+    std::string name = j.backend + "-" + j.mode + (j.against == "reference" ? "" : "-vs-" + j.against) + "-" +
+                       std::string(verdictName(j.verdict));
+    const fs::path dir = fs::path(o.out) / name;
+    fs::remove_all(dir);
+    const BundleCase& c = reduced->bcase;
+    writeCase(dir, *c.graph, c.inputs, c.expected, c.meta, settings.opset);
+    const auto& info = c.meta["reduced"];
+    fmt::print("  reduced {} -> {} nodes in {} runs{}: {}\n{}\n", info["from_nodes"].get<size_t>(),
+               info["to_nodes"].get<size_t>(), info["tries"].get<size_t>(),
+               info["minimal"].get<bool>() ? " (minimal)" : " (budget reached)", dir.string(), printGraph(*c.graph));
+  }
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+}
+
+}  // namespace
+
+void addReduceCommand(CLI::App& app) {
+  auto o = std::make_shared<ReduceCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "reduce", "Shrink a failing case to the smallest sub-model that fails the same way, per backend/mode");
+  cmd->add_option("CASE_DIR", o->caseDir, "a case folder (model.onnx + test_data_set_0)")->required();
+  cmd->add_option("-o,--out", o->out, "where reduced case folders go")->required();
+  cmd->add_option("--backends", o->backends, "comma-separated SUTs")->capture_default_str();
+  cmd->add_option("--backends-file", o->backendsFile, "extra backend definitions");
+  cmd->add_option("--policy", o->policy, "allclose | luo")->capture_default_str();
+  cmd->add_option("--max-tries", o->maxTries, "SUT runs per bug at most")->capture_default_str();
+  cmd->add_option("--budget", o->budgetSeconds, "seconds per bug at most")->capture_default_str();
+  cmd->callback([o] { reduceOne(*o); });
+}
+
+}  // namespace nnfuzz::cli
