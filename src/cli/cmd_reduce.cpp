@@ -37,26 +37,14 @@ int modelOpset(const onnx::ModelProto& model) {
 void reduceOne(const ReduceCommandOptions& o) {
   const CaseData data = readCase(o.caseDir);
   if (!data.graph) throw Error("cannot reduce " + o.caseDir + ": " + data.importProblem);
-  auto policy = Policy::named(o.policy);
-  if (!policy) throw Error("unknown policy '" + o.policy + "' (allclose or luo)");
-  const Oracle oracle(*policy);
+  const Oracle oracle = oracleNamed(o.policy);
   const WorkerLimits limits;
-  const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
-  auto workers = makeWorkers(suts, limits);
+  auto workers = makeWorkers(chooseSuts(o.backends, o.backendsFile, limits), limits);
   std::vector<RunOutcome> outcomes;
   for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
-
   std::vector<std::pair<Judgement, const RunOutcome*>> bugs;
-  for (const RunOutcome& out : outcomes) {
-    Judgement j = data.expected.empty() ? oracle.judgeWithoutReference(out) : oracle.judge(out, data.expected);
-    if (j.bug()) bugs.emplace_back(std::move(j), &out);
-  }
-  for (const RunOutcome& base : outcomes) {
-    if (base.mode != kBaselineMode) continue;
-    for (const RunOutcome& other : outcomes)
-      if (other.backend == base.backend && &other != &base)
-        if (auto j = oracle.judgeModes(base, other); j && j->bug()) bugs.emplace_back(std::move(*j), &other);
-  }
+  for (auto& judged : judgeRuns(oracle, outcomes, data.expected))
+    if (judged.first.bug()) bugs.push_back(std::move(judged));
   if (bugs.empty()) {
     fmt::print("no bug: every backend/mode passes on {}\n", o.caseDir);
     return;

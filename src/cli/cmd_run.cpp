@@ -29,29 +29,15 @@ void printJudgement(const Judgement& j) {
 
 void runOne(const RunOptions& o) {
   const CaseData data = readCase(o.caseDir);
-  auto policy = Policy::named(o.policy);
-  if (!policy) throw Error("unknown policy '" + o.policy + "' (allclose or luo)");
-  const Oracle oracle(*policy);
+  const Oracle oracle = oracleNamed(o.policy);
   const WorkerLimits limits;
-  const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
-  auto workers = makeWorkers(suts, limits);
+  auto workers = makeWorkers(chooseSuts(o.backends, o.backendsFile, limits), limits);
   std::vector<RunOutcome> outcomes;
   for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
   bool anyBug = false;
-  for (const RunOutcome& out : outcomes) {
-    const Judgement j = data.expected.empty() ? oracle.judgeWithoutReference(out) : oracle.judge(out, data.expected);
+  for (const auto& [j, run] : judgeRuns(oracle, outcomes, data.expected)) {
     printJudgement(j);
     anyBug = anyBug || j.bug();
-  }
-  for (const RunOutcome& base : outcomes) {
-    if (base.mode != kBaselineMode) continue;
-    for (const RunOutcome& other : outcomes) {
-      if (other.backend != base.backend || &other == &base) continue;
-      if (auto j = oracle.judgeModes(base, other)) {
-        printJudgement(*j);
-        anyBug = anyBug || j->bug();
-      }
-    }
   }
   if (anyBug) exitCode() = 1;
 }

@@ -1,7 +1,9 @@
+// sut_set.cpp - choosing, starting and judging a pipeline's SUT workers (see sut_set.h).
 #include "cli/sut_set.h"
 
 #include <sstream>
 
+#include "store/findings.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
@@ -31,6 +33,27 @@ std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& s
   for (const SutChoice& sut : suts)
     for (const std::string& mode : sut.info.modes) workers.push_back(std::make_unique<Worker>(workerSpec(sut.def, mode, limits)));
   return workers;
+}
+
+Oracle oracleNamed(const std::string& policy) {
+  auto named = Policy::named(policy);
+  if (!named) throw Error("unknown policy '" + policy + "' (allclose or luo)");
+  return Oracle(*named);
+}
+
+std::vector<std::pair<Judgement, const RunOutcome*>> judgeRuns(const Oracle& oracle,
+                                                               const std::vector<RunOutcome>& outcomes,
+                                                               const std::vector<Tensor>& expected) {
+  std::vector<std::pair<Judgement, const RunOutcome*>> judged;
+  for (const RunOutcome& out : outcomes)
+    judged.emplace_back(expected.empty() ? oracle.judgeWithoutReference(out) : oracle.judge(out, expected), &out);
+  for (const RunOutcome& base : outcomes) {
+    if (base.mode != kBaselineMode) continue;
+    for (const RunOutcome& other : outcomes)
+      if (other.backend == base.backend && &other != &base)
+        if (auto j = oracle.judgeModes(base, other)) judged.emplace_back(std::move(*j), &other);
+  }
+  return judged;
 }
 
 nlohmann::json sutVersions(const std::vector<SutChoice>& suts) {

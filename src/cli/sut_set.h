@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "oracle/oracle.h"
 #include "run/backends.h"
 #include "run/worker.h"
 
@@ -26,6 +27,15 @@ std::vector<SutChoice> chooseSuts(const std::string& list, const std::string& ba
 
 /// One worker per (backend, mode) of the chosen SUTs, started lazily.
 std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& suts, const WorkerLimits& limits);
+
+/// The oracle of a named policy ("allclose", "luo"); one-line Error for another name.
+Oracle oracleNamed(const std::string& policy);
+
+/// Every judgement of one case's runs: each run against `expected` (errors only when it is
+/// empty), then each SUT's baseline mode against its other modes; each with the run it judged.
+std::vector<std::pair<Judgement, const RunOutcome*>> judgeRuns(const Oracle& oracle,
+                                                               const std::vector<RunOutcome>& outcomes,
+                                                               const std::vector<Tensor>& expected);
 
 /// {"onnxruntime": "1.31.1", ...} plus nnfuzz's own version.
 nlohmann::json sutVersions(const std::vector<SutChoice>& suts);
