@@ -279,6 +279,7 @@ TEST_F(Bundle, PythonNormaliserAgreesWithCpp) {
       "Traceback (most recent call last):\n  File \"/x.py\", line 1, in f\n    f()\n    ^^^\n  0: tvm::Foo\n#1 0x7f in g\n"
       "one\ntwo\nthree\nfour\nInternalError: Check failed: (ndim == 4) is false",
       std::string(700, 'z') + " 12",
+      "LLVM module verification failed: \nInvalid operand types for FCmp instruction\n  %6 = fcmp oeq i1 false, %5\n",
   };
   std::string joined, expected;
   for (const auto& m : messages) {

@@ -44,9 +44,11 @@ bool isBareHex(std::string_view w) {
   return digit && letter;
 }
 
-// Frame and marker lines of tracebacks: where a failure was raised, not what it is.
+// Frame and marker lines of tracebacks: where a failure was raised, not what it is. LLVM IR
+// instructions quoted by a verifier ("%6 = fcmp oeq i1 false, %5") name registers, not the bug.
 bool isTracebackLine(std::string_view t) {
   if (t.empty()) return true;
+  if (t[0] == '%' && t.find(" = ") != std::string_view::npos) return true;
   if (t.substr(0, 9) == "Traceback" || t.substr(0, 6) == "File \"") return true;
   if (t[0] == '#' && t.size() > 1 && isDigit(t[1])) return true;
   size_t i = 0;

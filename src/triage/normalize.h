@@ -9,8 +9,9 @@
 //   non-ASCII runs                             -> ?
 //   whitespace runs                            -> one space
 // Multi-line messages lose traceback lines (Python "File ..." frames, TVM "N: fn" frames,
-// "#N 0x..." frames, ^~~~ markers); of what is left, the first three lines and the last are
-// kept, joined by " | ", and the result is cut at kMaxNormalizedMessage characters.
+// "#N 0x..." frames, ^~~~ markers, quoted LLVM IR "%x = ..." lines); of what is left, the
+// first three lines and the last are kept, joined by " | ", and the result is cut at
+// kMaxNormalizedMessage characters.
 // repro.py carries a line-for-line Python port of this algorithm (src/store/repro/common.py);
 // the two must stay in step, and a test checks they agree.
 #pragma once

@@ -61,6 +61,8 @@ def _is_bare_hex(w):
 def _is_traceback_line(t):
     if not t or t.startswith("Traceback") or t.startswith('File "'):
         return True
+    if t[0] == "%" and " = " in t:
+        return True
     if t[0] == "#" and len(t) > 1 and _digit(t[1]):
         return True
     i = 0
