@@ -131,8 +131,14 @@ void printSummary(CampaignStore& store, Tally& tally, double seconds, const fs::
   fmt::print("\n{} tests in {:.0f} s ({:.2f} tests/s); {} unique bugs in the campaign (this session found {})\n",
              tally.tests, seconds, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0, bugs.size(),
              tally.uniqueBugs);
-  for (const StoredBug& b : bugs)
-    fmt::print("  {:>5}x  {}\n", b.count, b.bundle.empty() ? b.hash : b.bundle);
+  for (const StoredBug& b : bugs) {
+    // What the bug is about, at a glance: a wrong result's (reduced) operators, else the words.
+    std::string gist;
+    for (const std::string& op : b.signature.opTypes) gist += (gist.empty() ? "" : ",") + op;
+    if (gist.empty()) gist = b.signature.symptom + (b.signature.message.empty() ? "" : ": " + b.signature.message);
+    if (gist.size() > 70) gist = gist.substr(0, 67) + "...";
+    fmt::print("  {:>5}x  {}  {}\n", b.count, b.bundle.empty() ? b.hash : b.bundle, gist);
+  }
   fmt::print("campaign: {} (resume with --resume)\n", out.string());
 }
 
@@ -191,7 +197,7 @@ void runFuzz(const FuzzOptions& o) {
   for (const StoredBug& b : store.bugs()) {
     // A resumed campaign's one-operator wrong results are known culprits already.
     if (b.signature.verdict == "dcf" && b.signature.opTypes.size() == 1)
-      culprits.add(b.signature.backend + "/" + b.signature.mode + "/" + b.signature.against, b.signature.opTypes[0]);
+      culprits.add(b.signature.backend + "/" + b.signature.against, b.signature.opTypes[0]);
   }
   std::vector<std::thread> threads;
   for (int p = 0; p < o.jobs; ++p)

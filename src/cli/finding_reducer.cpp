@@ -52,7 +52,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     Worker* baseline = j.against == "reference" ? nullptr : findWorker(workers, j.backend, j.against);
     if (!subject || (j.against != "reference" && !baseline)) return std::nullopt;
     const Signature target = withoutModel(makeSignature(j, outcome, {}));  // as this mode's run shows it
-    const std::string key = j.backend + "/" + j.mode + "/" + j.against;
+    const std::string key = j.backend + "/" + j.against;  // a SUT's modes share most kernels
     const fs::path dir = settings.scratch / "reduce";
     const auto deadline = Clock::now() + settings.budget;
     nlohmann::json subMeta = meta;

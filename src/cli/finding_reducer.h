@@ -19,8 +19,9 @@
 
 namespace nnfuzz::cli {
 
-/// Operator types that failed alone, per "backend/mode/against": tried first next time, so a
-/// repeat of a known wrong kernel costs one run. Shared by the pipelines.
+/// Operator types that failed alone, per "backend/against" (a SUT's modes share most kernels):
+/// tried first next time, so a repeat of a known wrong kernel costs one run. Shared by the
+/// pipelines.
 class Culprits {
  public:
   std::vector<std::string> of(const std::string& key) const;

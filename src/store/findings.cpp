@@ -27,24 +27,34 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
       }
     }
   }
+  // Signatures first. A wrong result is reduced now, since its signature is the reduced case's;
+  // an error or crash is named by its words and reduced only when its bug is new (below).
+  std::vector<Signature> signatures(runs.size());
+  std::vector<std::optional<ReducedFinding>> reduced(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Judgement& j = runs[k].judgement;
+    if (!j.bug()) continue;
+    signatures[k] = makeSignature(j, *judged[k], test.opTypes);
+    if (reducer && j.verdict == Verdict::DCF) reduced[k] = reducer(j, *judged[k], signatures[k]);
+    if (reduced[k] && j.verdict == Verdict::DCF)
+      signatures[k] = makeSignature(reduced[k]->judgement, reduced[k]->outcome, opTypesOf(reduced[k]->bcase.model));
+  }
   // A SUT failing the same way in every mode has one bug, not one per mode: the baseline
   // mode's finding stands for all of them (signature mode "all") and the others point to it.
   std::vector<size_t> foldedInto(runs.size(), SIZE_MAX);
-  std::vector<bool> allModes(runs.size(), false);
   for (size_t b = 0; b < outcomes.size(); ++b) {
     if (outcomes[b].mode != kBaselineMode || !runs[b].judgement.bug()) continue;
-    const Signature base = makeSignature(runs[b].judgement, outcomes[b], test.opTypes);
     std::vector<size_t> same;
     bool every = true;
     for (size_t k = 0; k < outcomes.size(); ++k) {
       if (k == b || outcomes[k].backend != outcomes[b].backend) continue;
-      Signature other = makeSignature(runs[k].judgement, outcomes[k], test.opTypes);
-      other.mode = base.mode;
-      if (runs[k].judgement.bug() && other == base) same.push_back(k);
+      Signature other = signatures[k];
+      other.mode = signatures[b].mode;
+      if (runs[k].judgement.bug() && other == signatures[b]) same.push_back(k);
       else every = false;
     }
     if (!every || same.empty()) continue;
-    allModes[b] = true;
+    signatures[b].mode = kAllModes;
     for (size_t k : same) foldedInto[k] = b;
   }
 
@@ -52,9 +62,9 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
   std::vector<ResultRecord> results;
   std::vector<size_t> order;  // runs that others fold into go first
   for (size_t k = 0; k < runs.size(); ++k)
-    if (allModes[k]) order.push_back(k);
+    if (signatures[k].mode == kAllModes) order.push_back(k);
   for (size_t k = 0; k < runs.size(); ++k)
-    if (!allModes[k]) order.push_back(k);
+    if (signatures[k].mode != kAllModes) order.push_back(k);
   for (size_t k : order) {
     JudgedRun& run = runs[k];
     const RunOutcome& o = *judged[k];
@@ -66,16 +76,9 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
     } else if (run.judgement.bug()) {
       BundleFinding finding;
       finding.judgement = run.judgement;
-      finding.signature = makeSignature(run.judgement, o, test.opTypes);
-      std::optional<ReducedFinding> reduced;
-      if (allModes[k]) finding.signature.mode = kAllModes;
-      if (reducer && (run.judgement.verdict == Verdict::DCF || !store.knowsBug(finding.signature.hash()))) {
-        reduced = reducer(run.judgement, o, finding.signature);
-        if (reduced && run.judgement.verdict == Verdict::DCF) {
-          finding.signature = makeSignature(reduced->judgement, reduced->outcome, opTypesOf(reduced->bcase.model));
-          if (allModes[k]) finding.signature.mode = kAllModes;
-        }
-      }
+      finding.signature = signatures[k];
+      if (reducer && !reduced[k] && run.judgement.verdict != Verdict::DCF && !store.knowsBug(finding.signature.hash()))
+        reduced[k] = reducer(run.judgement, o, finding.signature);
       run.bugHash = finding.signature.hash();
       run.bug = store.recordBug(finding.signature, run.judgement, test.index, [&] {
         finding.policy = oracle.policy();
@@ -84,16 +87,15 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
         finding.runLimitSeconds = context.runLimitSeconds;
         finding.memoryLimitMb = context.memoryLimitMb;
         finding.env = context.env;
-        if (reduced) {
-          finding.judgement = reduced->judgement;
-          finding.outcome = reduced->outcome;
-          finding.baseline = reduced->baseline;
-          BundleCase small = reduced->bcase;
-          if (!bcase) bcase = makeCase();
+        if (!bcase) bcase = makeCase();
+        if (reduced[k]) {
+          finding.judgement = reduced[k]->judgement;
+          finding.outcome = reduced[k]->outcome;
+          finding.baseline = reduced[k]->baseline;
+          BundleCase small = reduced[k]->bcase;
           small.original = bcase->model;
           return writeBundle(context.bugsDir, small, finding);
         }
-        if (!bcase) bcase = makeCase();
         finding.outcome = o;
         if (baselines[k]) finding.baseline = *baselines[k];
         return writeBundle(context.bugsDir, *bcase, finding);

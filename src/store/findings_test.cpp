@@ -149,5 +149,37 @@ TEST(Findings, AReducedFindingIsNamedAndBundledByItsSmallCase) {
   fs::remove_all(dir);
 }
 
+TEST(Findings, ModesThatReduceToTheSameBugAreOneBug) {
+  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_fold_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Graph graph = parseGraph(
+      "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2, %1\n}\n");
+  const Graph small = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Neg(%0) : f32[2]\n  return %1\n}\n");
+  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({-1, 0}), f32({1, 0})};
+  CampaignStore store(dir / "campaign.db", {}, {});
+  const Oracle oracle;
+  BundleContext context;
+  context.bugsDir = dir / "bugs";
+  TestRecord test;
+  test.opTypes = {"Neg", "Relu"};
+  FindingReducer reducer = [&](const Judgement&, const RunOutcome& run, const Signature&) {
+    ReducedFinding r;
+    r.bcase = bundleCase(small, {f32({1, 0})}, {f32({-1, 0})}, {});
+    r.outcome = run;
+    r.outcome.outputs = {f32({-1, 7})};
+    r.judgement = oracle.judge(r.outcome, r.bcase.expected);
+    return std::optional<ReducedFinding>(r);
+  };
+  // opt is wrong in both outputs, noopt in the first only: different findings until reduced.
+  const std::vector<RunOutcome> outcomes = {ok("ort", "opt", {f32({-1, 7}), f32({1, 7})}),
+                                            ok("ort", "noopt", {f32({-1, 7}), f32({1, 0})})};
+  auto runs = recordFindings(store, oracle, context, test, outcomes, &reference,
+                             [&] { return bundleCase(graph, inputs, reference, {}); }, reducer);
+  EXPECT_EQ(runs[0].bugHash, runs[1].bugHash);
+  ASSERT_GE(store.bugs().size(), 1u);
+  EXPECT_EQ(store.bugs()[0].signature.mode, kAllModes);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace nnfuzz
