@@ -11,16 +11,26 @@ pipeline, which legalises and plans memory but never fuses or folds. TVM_NUM_THR
 import os
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 
 def _flatten(value, out):
-    """VM results are a tensor or a (nested) tuple of tensors; returns numpy arrays."""
+    """VM results are a tensor, a shape or a (nested) tuple of them; returns numpy arrays.
+
+    The frontend keeps an int64 vector it can compute at import time as a Relax shape, so the
+    VM hands it back as a tuple of ints (tvm_ffi Shape): that is the 1-D int64 tensor's value.
+    """
     if hasattr(value, "numpy"):
         out.append(value.numpy())
+        return out
+    items = list(value)
+    if items and all(isinstance(item, int) for item in items):
+        out.append(np.array(items, dtype=np.int64))
     else:
-        for item in value:
+        for item in items:
             _flatten(item, out)
     return out
 

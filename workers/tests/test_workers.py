@@ -184,3 +184,22 @@ def test_the_documented_example_worker_works(driver, tmp_path):
     for path, want in zip(run["outputs"], expected):
         check_equal(load_tensor(path), want, path)
     assert d.close() == 0
+
+
+@pytest.mark.parametrize("mode", ["opt", "noopt"])
+def test_tvm_shape_valued_output_is_an_int64_tensor(mode, driver, tmp_path):
+    # TVM's frontend turns a Concat of int64 constants into a Relax shape and its VM returns a
+    # tuple of ints for it; the worker must hand back the int64 vector (a false "crash" before).
+    init = [numpy_helper.from_array(np.array([1], np.int64), "a"),
+            numpy_helper.from_array(np.array([-2], np.int64), "b")]
+    graph = helper.make_graph([helper.make_node("Concat", ["a", "b", "a"], ["y"], axis=0)], "shape_out", [],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [3])], init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    folder = tmp_path / "case"
+    expected = write_case(folder, model, [])
+    d = driver(worker_argv("tvm", mode))
+    prepare, run = d.request(folder, tmp_path / "out")
+    assert prepare["status"] == "ok" and run["status"] == "ok", run
+    check_equal(load_tensor(run["outputs"][0]), expected[0], "tvm shape output")
+    assert d.close() == 0

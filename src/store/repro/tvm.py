@@ -23,6 +23,19 @@ def prepare(model_path, mode):
 def run(vm, feeds):
     make = getattr(tvm.runtime, "tensor", None) or tvm.nd.array
     out = vm["main"](*[make(value) for value in feeds.values()])
-    if hasattr(out, "numpy"):
-        return [out.numpy()]
-    return [item.numpy() for item in out]
+    return _arrays(out, [])
+
+
+def _arrays(value, out):
+    # A tensor, a tuple of them, or a Relax shape (a tuple of ints: an int64 vector the
+    # frontend computed at import time).
+    if hasattr(value, "numpy"):
+        out.append(value.numpy())
+        return out
+    items = list(value)
+    if items and all(isinstance(item, int) for item in items):
+        out.append(np.array(items, dtype=np.int64))
+    else:
+        for item in items:
+            _arrays(item, out)
+    return out
