@@ -78,16 +78,39 @@ TEST(Findings, JudgeBundleAndRecordATest) {
   fs::remove_all(dir);
 }
 
-TEST(Findings, EveryModeFailingAlikeIsOneBugOfModeAll) {
-  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_all_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+// A fresh campaign (store, oracle, bundle folder) per test.
+class FindingsCampaign : public ::testing::Test {
+ protected:
+  const fs::path dir = fs::temp_directory_path() /
+                       ("nnfuzz_findings_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                        "_" + std::to_string(::getpid()));
+  const bool cleared = (fs::remove_all(dir), true);  // before the store opens its database there
+  CampaignStore store{dir / "campaign.db", {}, {}};
+  const Oracle oracle;
+  BundleContext context;
+  FindingsCampaign() { context.bugsDir = dir / "bugs"; }
+  ~FindingsCampaign() override { fs::remove_all(dir); }
+
+  // A reducer that always shrinks to `small` (Neg of one input), still wrong in its second value.
+  FindingReducer reducerTo(const Graph& small, int* calls = nullptr) const {
+    return [this, small, calls](const Judgement&, const RunOutcome& run, const Signature&) {
+      if (calls) ++*calls;
+      ReducedFinding r;
+      r.bcase = bundleCase(small, {f32({1, 0})}, {f32({-1, 0})}, {{"reduced", {{"to_nodes", 1}}}});
+      r.outcome = run;
+      r.outcome.outputs = {f32({-1, 7})};
+      r.judgement = oracle.judge(r.outcome, r.bcase.expected);
+      return std::optional<ReducedFinding>(r);
+    };
+  }
+};
+
+const char* kSmallNeg = "graph {\n  %0 = input f32[2]\n  %1 = Neg(%0) : f32[2]\n  return %1\n}\n";
+
+TEST_F(FindingsCampaign, EveryModeFailingAlikeIsOneBugOfModeAll) {
   const Graph graph = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  return %1\n}\n");
   const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({1, 0})};
   auto makeCase = [&] { return bundleCase(graph, inputs, reference, {{"seed", 3}}); };
-  CampaignStore store(dir / "campaign.db", {}, {});
-  const Oracle oracle;
-  BundleContext context;
-  context.bugsDir = dir / "bugs";
   TestRecord test;
   test.opTypes = {"Relu"};
   // Both modes wrong in the same way: one bug, named by mode "all", shown with noopt's run.
@@ -111,34 +134,18 @@ TEST(Findings, EveryModeFailingAlikeIsOneBugOfModeAll) {
                         makeCase);
   EXPECT_NE(runs[0].bugHash, runs[1].bugHash);
   EXPECT_EQ(store.bugs().size(), 3u);
-  fs::remove_all(dir);
 }
 
-TEST(Findings, AReducedFindingIsNamedAndBundledByItsSmallCase) {
-  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_reduced_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+TEST_F(FindingsCampaign, AReducedFindingIsNamedAndBundledByItsSmallCase) {
   const Graph graph = parseGraph(
       "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2\n}\n");
-  const Graph small = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Neg(%0) : f32[2]\n  return %1\n}\n");
+  const Graph small = parseGraph(kSmallNeg);
   const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({-1, 0})};
-  CampaignStore store(dir / "campaign.db", {}, {});
-  const Oracle oracle;
-  BundleContext context;
-  context.bugsDir = dir / "bugs";
   TestRecord test;
   test.opTypes = {"Neg", "Relu"};
   int reductions = 0;
-  FindingReducer reducer = [&](const Judgement&, const RunOutcome& run, const Signature&) {
-    ++reductions;
-    ReducedFinding r;
-    r.bcase = bundleCase(small, {f32({1, 0})}, {f32({-1, 0})}, {{"reduced", {{"to_nodes", 1}}}});
-    r.outcome = run;
-    r.outcome.outputs = {f32({-1, 7})};
-    r.judgement = oracle.judge(r.outcome, r.bcase.expected);
-    return std::optional<ReducedFinding>(r);
-  };
   auto runs = recordFindings(store, oracle, context, test, {ok("ort", "opt", {f32({-1, 7})})}, &reference,
-                             [&] { return bundleCase(graph, inputs, reference, {}); }, reducer);
+                             [&] { return bundleCase(graph, inputs, reference, {}); }, reducerTo(small, &reductions));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(reductions, 1);
   ASSERT_EQ(store.bugs().size(), 1u);
@@ -146,39 +153,22 @@ TEST(Findings, AReducedFindingIsNamedAndBundledByItsSmallCase) {
   const fs::path bundle = runs[0].bug->bundle;
   EXPECT_TRUE(fs::exists(bundle / "original.onnx"));
   EXPECT_EQ(readFileBytes(bundle / "model.ir"), printGraph(small));
-  fs::remove_all(dir);
 }
 
-TEST(Findings, ModesThatReduceToTheSameBugAreOneBug) {
-  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_fold_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+TEST_F(FindingsCampaign, ModesThatReduceToTheSameBugAreOneBug) {
   const Graph graph = parseGraph(
       "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2, %1\n}\n");
-  const Graph small = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Neg(%0) : f32[2]\n  return %1\n}\n");
   const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({-1, 0}), f32({1, 0})};
-  CampaignStore store(dir / "campaign.db", {}, {});
-  const Oracle oracle;
-  BundleContext context;
-  context.bugsDir = dir / "bugs";
   TestRecord test;
   test.opTypes = {"Neg", "Relu"};
-  FindingReducer reducer = [&](const Judgement&, const RunOutcome& run, const Signature&) {
-    ReducedFinding r;
-    r.bcase = bundleCase(small, {f32({1, 0})}, {f32({-1, 0})}, {});
-    r.outcome = run;
-    r.outcome.outputs = {f32({-1, 7})};
-    r.judgement = oracle.judge(r.outcome, r.bcase.expected);
-    return std::optional<ReducedFinding>(r);
-  };
   // opt is wrong in both outputs, noopt in the first only: different findings until reduced.
   const std::vector<RunOutcome> outcomes = {ok("ort", "opt", {f32({-1, 7}), f32({1, 7})}),
                                             ok("ort", "noopt", {f32({-1, 7}), f32({1, 0})})};
   auto runs = recordFindings(store, oracle, context, test, outcomes, &reference,
-                             [&] { return bundleCase(graph, inputs, reference, {}); }, reducer);
+                             [&] { return bundleCase(graph, inputs, reference, {}); }, reducerTo(parseGraph(kSmallNeg)));
   EXPECT_EQ(runs[0].bugHash, runs[1].bugHash);
   ASSERT_GE(store.bugs().size(), 1u);
   EXPECT_EQ(store.bugs()[0].signature.mode, kAllModes);
-  fs::remove_all(dir);
 }
 
 }  // namespace
