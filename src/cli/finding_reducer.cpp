@@ -85,13 +85,15 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     options.suspects = culprits.of(key);
     if (j.verdict == Verdict::DCF) options.focusOutputs = j.differingOutputs();
     const Reduction r = reduceCase(graph, inputs, stillFails, options);
+    // Tries refused for want of time look like "still passes": no minimality claim then.
+    const bool outOfTime = Clock::now() > deadline;
     std::error_code ec;
     fs::remove_all(dir, ec);
     if (!r.shrunk || !last) return std::nullopt;
     last->bcase.meta["reduced"] = {{"from_nodes", graph.numNodes()},
                                    {"to_nodes", r.kept.size()},
                                    {"tries", r.tries},
-                                   {"minimal", r.minimal}};
+                                   {"minimal", r.minimal && !outOfTime}};
     if (j.verdict == Verdict::DCF && r.kept.size() == 1) culprits.add(key, graph.node(r.kept[0]).op);
     return last;
   };
