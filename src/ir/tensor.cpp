@@ -1,11 +1,20 @@
 #include "ir/tensor.h"
 
+#include <sstream>
+
 namespace nnfuzz {
 
 int64_t TensorType::numel() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
+}
+
+std::string formatValue(double x) {
+  std::ostringstream s;
+  s.precision(9);
+  s << x;
+  return s.str();
 }
 
 std::string toString(const TensorType& type) {

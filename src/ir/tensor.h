@@ -27,6 +27,10 @@ struct TensorType {
 /// "f32[1,3,4]"; a scalar is "f32[]".
 std::string toString(const TensorType& type);
 
+/// One element value as reports print it: 9 significant digits, enough to tell any two
+/// float32 values apart ("1.13079715", "1e-05").
+std::string formatValue(double x);
+
 /// Row-major strides of a shape, in elements.
 std::vector<int64_t> stridesOf(const Shape& shape);
 

@@ -2,18 +2,8 @@
 #include "onnx/compare.h"
 
 #include <cmath>
-#include <sstream>
 
 namespace nnfuzz {
-
-namespace {
-std::string num(double x) {
-  std::ostringstream s;
-  s.precision(9);
-  s << x;
-  return s.str();
-}
-}  // namespace
 
 CompareResult compareTensors(const Tensor& actual, const Tensor& expected, Tolerance tol) {
   CompareResult r;
@@ -52,9 +42,9 @@ CompareResult compareTensors(const Tensor& actual, const Tensor& expected, Toler
     const auto i = static_cast<size_t>(first);
     r.ok = false;
     r.problem = std::to_string(r.mismatches) + " of " + std::to_string(expected.data.size()) +
-                " values differ (first at flat index " + std::to_string(first) + ": got " + num(actual.data[i]) +
-                ", expected " + num(expected.data[i]) + "; max abs error " + num(r.maxAbsError) +
-                ", max rel error " + num(r.maxRelError) + ")";
+                " values differ (first at flat index " + std::to_string(first) + ": got " + formatValue(actual.data[i]) +
+                ", expected " + formatValue(expected.data[i]) + "; max abs error " + formatValue(r.maxAbsError) +
+                ", max rel error " + formatValue(r.maxRelError) + ")";
   }
   return r;
 }

@@ -3,20 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "support/error.h"
 
 namespace nnfuzz {
 
 namespace {
-
-std::string num(double x) {
-  std::ostringstream s;
-  s.precision(9);
-  s << x;
-  return s.str();
-}
 
 std::string where(const Shape& shape, size_t flat) {
   // A multi-index reads better than a flat one in a bug report: "[1,0,2]".
@@ -138,8 +130,8 @@ OutputDiff compareOutput(const Tensor& actual, const Tensor& expected, const Pol
   }
   auto element = [&](int64_t i) {
     const auto k = static_cast<size_t>(i);
-    return " at " + where(expected.type.shape, k) + ": got " + num(actual.data[k]) + ", expected " +
-           num(expected.data[k]);
+    return " at " + where(expected.type.shape, k) + ": got " + formatValue(actual.data[k]) + ", expected " +
+           formatValue(expected.data[k]);
   };
   if (firstNonFinite >= 0) {
     // NaN/Inf in the wrong places fail under every policy: no tolerance makes them close.
@@ -154,7 +146,7 @@ OutputDiff compareOutput(const Tensor& actual, const Tensor& expected, const Pol
   d.kind = DiffKind::Values;
   d.detail = label + std::to_string(d.badElements) + " of " + std::to_string(d.elements) + " values differ" +
              (exact ? " (exact " + std::string(dtypeName(expected.type.dtype)) + ")" : "") + ", first" +
-             element(firstBad) + "; max abs error " + num(d.maxAbsError) + ", max rel error " + num(d.maxRelError);
+             element(firstBad) + "; max abs error " + formatValue(d.maxAbsError) + ", max rel error " + formatValue(d.maxRelError);
   return d;
 }
 
