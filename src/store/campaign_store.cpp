@@ -63,6 +63,11 @@ CREATE TABLE IF NOT EXISTS stats (
   tests_per_second REAL NOT NULL,
   unique_bugs INTEGER NOT NULL,
   per_sut TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at REAL NOT NULL,
+  tests INTEGER NOT NULL,
+  state TEXT NOT NULL);
 )sql";
 
 double now() {
@@ -320,6 +325,26 @@ void CampaignStore::recordStats(const StatsRecord& stats) {
       .bind(5, stats.uniqueBugs)
       .bind(6, dumpJson(per))
       .step();
+}
+
+void CampaignStore::saveSearchState(const nlohmann::json& state, int64_t tests) {
+  std::lock_guard lock(mutex_);
+  Stmt(db_, "INSERT OR REPLACE INTO search_state (id, at, tests, state) VALUES (1, ?, ?, ?)")
+      .bind(1, now())
+      .bind(2, tests)
+      .bind(3, dumpJson(state))
+      .step();
+}
+
+std::optional<nlohmann::json> CampaignStore::searchState() const {
+  std::lock_guard lock(mutex_);
+  Stmt s(db_, "SELECT state FROM search_state WHERE id = 1");
+  if (!s.step()) return std::nullopt;
+  try {
+    return nlohmann::json::parse(s.text(0));
+  } catch (const nlohmann::json::parse_error&) {
+    throw Error("campaign database: the saved search state is not valid JSON");
+  }
 }
 
 std::map<std::string, SutCounts> CampaignStore::sutCounts() const {
