@@ -190,13 +190,13 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   const fs::path db = o.out / "campaign.db";
   if (!o.resume && fs::exists(db)) throw Error("campaign " + o.out.string() + " exists (use --resume or a new folder)");
   if (o.resume && !fs::exists(db)) throw Error("nothing to resume: " + db.string() + " does not exist");
-  std::error_code ec;
-  fs::create_directories(o.out / "bugs", ec);
-  if (ec) throw Error("cannot create campaign folder " + o.out.string() + ": " + ec.message());
-
+  // Everything that can be wrong with the options is found before the folder is made.
   const Oracle oracle = oracleNamed(o.policy);
   CampaignConfig config = effectiveConfig(o);
   const auto suts = chooseSuts(o.backends, o.backendsFile, o.limits);
+  std::error_code ec;
+  fs::create_directories(o.out / "bugs", ec);
+  if (ec) throw Error("cannot create campaign folder " + o.out.string() + ": " + ec.message());
   CampaignStore store(db, campaignConfigToJson(config), sutVersions(suts));
   if (store.resumed()) {
     config = applyCampaignJson(defaultCampaignConfig(), store.config());  // the campaign's own

@@ -191,3 +191,11 @@ def test_sigint_stops_a_campaign_with_exit_130_and_says_so(tmp_path):
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stdout and "tests in" in stdout
+
+
+def test_a_bad_search_or_generator_is_one_line_and_leaves_no_folder(nnfuzz, tmp_path):
+    for flag, value in (("--search", "dfs"), ("--generator", "nosuch")):
+        out = tmp_path / value
+        r = nnfuzz("fuzz", "--backends", "onnxruntime", "-n", 3, flag, value, "-o", out, check=False)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert value in r.stderr and not out.exists()
