@@ -76,7 +76,17 @@ struct Shared {
   Clock::time_point deadline{};
   std::mutex stateMu{};
   Clock::time_point lastStateSave = Clock::now();
-  bool stopRequested() const { return options.stop && options.stop->load(); }
+  /// The first failure that stops every pipeline (the disk filled up, the database broke).
+  std::atomic<bool> failed{false};
+  std::mutex failureMu{};
+  std::string failure{};
+  bool signalled() const { return options.stop && options.stop->load(); }
+  bool stopRequested() const { return signalled() || failed.load(); }
+  void fail(const std::string& why) {
+    std::lock_guard lock(failureMu);
+    if (failure.empty()) failure = why;
+    failed = true;
+  }
 };
 
 int64_t nextIndex(Shared& s) {
@@ -100,7 +110,7 @@ void saveSearchState(Shared& s, bool force) {
   s.store.saveSearchState(s.source.state(), s.store.testCount());
 }
 
-void pipeline(int id, Shared& s) {
+void runTests(int id, Shared& s) {
   auto workers = makeWorkers(s.suts, s.options.limits);
   const fs::path caseDir = s.scratch / fmt::format("p{}", id) / "case";
   ReducerSettings reducing;
@@ -138,6 +148,16 @@ void pipeline(int id, Shared& s) {
     std::lock_guard lock(s.tally.mu);
     ++s.tally.tests;
     for (const JudgedRun& run : judged) countJudgement(s.tally, run);
+  }
+}
+
+/// One pipeline. A failure of our own (storage, a bug of nnfuzz) stops the whole campaign
+/// cleanly: what was recorded stays, the test in hand is rerun by --resume.
+void pipeline(int id, Shared& s) {
+  try {
+    runTests(id, s);
+  } catch (const std::exception& e) {
+    s.fail(e.what());
   }
 }
 
@@ -262,10 +282,14 @@ CampaignResult runCampaign(const CampaignOptions& o) {
         print(line);
       }
       if (Clock::now() - lastStats >= std::chrono::seconds(10)) {
-        std::lock_guard lock(tally.mu);
-        store.recordStats({seconds, tally.tests, static_cast<double>(tally.tests) / seconds,
-                           static_cast<int64_t>(store.bugs().size()), tally.perSut});
         lastStats = Clock::now();
+        try {
+          std::lock_guard lock(tally.mu);
+          store.recordStats({seconds, tally.tests, static_cast<double>(tally.tests) / seconds,
+                             static_cast<int64_t>(store.bugs().size()), tally.perSut});
+        } catch (const std::exception& e) {
+          s.fail(e.what());
+        }
       }
     }
   });
@@ -273,17 +297,24 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   done = true;
   progress.join();
-  saveSearchState(s, true);
   fs::remove_all(s.scratch, ec);
-  {
-    std::lock_guard lock(tally.mu);
-    store.recordStats({seconds, tally.tests, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0,
-                       static_cast<int64_t>(store.bugs().size()), tally.perSut});
-  }
   if (o.liveProgress) fmt::print("\n");
   print(progressLine(tally, seconds, coverage));
-  print(summaryText(store, tally, coverage, seconds, o.out));
-  return {tally.tests, seconds, tally.uniqueBugs, store.bugs().size(), s.stopRequested()};
+  try {
+    if (!s.failed) saveSearchState(s, true);
+    {
+      std::lock_guard lock(tally.mu);
+      store.recordStats({seconds, tally.tests, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0,
+                         static_cast<int64_t>(store.bugs().size()), tally.perSut});
+    }
+    print(summaryText(store, tally, coverage, seconds, o.out));
+  } catch (const std::exception& e) {
+    s.fail(e.what());
+  }
+  if (s.failed)
+    throw Error("campaign stopped after " + std::to_string(tally.tests) + " tests: " + s.failure +
+                " (everything recorded before is kept; fix the cause and continue with --resume)");
+  return {tally.tests, seconds, tally.uniqueBugs, store.bugs().size(), s.signalled()};
 }
 
 }  // namespace nnfuzz::campaign

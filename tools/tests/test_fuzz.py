@@ -199,3 +199,34 @@ def test_a_bad_search_or_generator_is_one_line_and_leaves_no_folder(nnfuzz, tmp_
         r = nnfuzz("fuzz", "--backends", "onnxruntime", "-n", 3, flag, value, "-o", out, check=False)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert value in r.stderr and not out.exists()
+
+
+def test_a_full_disk_stops_the_campaign_cleanly_and_resume_goes_on(nnfuzz, tmp_path):
+    """The campaign folder on a 3 MB tmpfs: bundles fill it; the campaign must stop with its
+    summary and a one-line reason, leave a consistent database, and resume once there is room."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)],
+                      capture_output=True).returncode != 0:
+        import pytest
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        out = mnt / "camp"
+        backends = buggy_backends(tmp_path)
+        r = nnfuzz("fuzz", "--backends-file", backends, "--backends", "buggy", "--minutes", 2, "-o", out,
+                   check=False)
+        assert r.returncode == 2, r.stdout[-2000:] + r.stderr
+        assert "campaign stopped after" in r.stderr and ("full" in r.stderr or "I/O" in r.stderr), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "unique bugs in the campaign" in r.stdout, "no summary"
+        with sqlite3.connect(out / "campaign.db") as c:
+            assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        before = bug_rows(out / "campaign.db")
+        assert before
+        subprocess.run(["mount", "-o", "remount,size=64m", str(mnt)], check=True)
+        r = nnfuzz("fuzz", "--backends-file", backends, "--backends", "buggy", "--resume", "-n", 5, "--minutes", 0,
+                   "-o", out)
+        assert "resuming at test" in r.stdout
+        assert set(before) <= set(bug_rows(out / "campaign.db"))
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
