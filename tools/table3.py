@@ -48,7 +48,7 @@ def cell_config(row, n, seed):
         return {"generator": "isra", "seed": seed, "min_ops": n, "max_ops": n, "search": search}
     rates = [0.0, 0.1, 0.2] if mutations else [0.0]
     return {"generator": "graph", "seed": seed, "search": search,
-            "graph": {"model": model, "blocks": n, "mutations": {"r": rates, "enabled": mutations}}}
+            "graph": {"model": model, "blocks": n, "mutations": {"r": rates}}}
 
 
 def run_cell(nnfuzz, backends, models, jobs, row, n, seed, out):
