@@ -7,14 +7,16 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/finding_reducer.h"
-#include "cli/sut_set.h"
+#include "campaign/finding_reducer.h"
+#include "campaign/sut_set.h"
 #include "onnx/case_folder.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
 
 namespace fs = std::filesystem;
+
+using namespace campaign;
 
 namespace {
 

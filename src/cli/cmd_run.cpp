@@ -5,13 +5,15 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/sut_set.h"
+#include "campaign/sut_set.h"
 #include "onnx/case_folder.h"
 #include "oracle/oracle.h"
 #include "store/findings.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
+
+using namespace campaign;
 
 namespace {
 

@@ -1,6 +1,9 @@
 // campaign_store.cpp - the SQLite campaign database (see campaign_store.h).
 #include "store/campaign_store.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 
 #include "support/error.h"
@@ -63,6 +66,11 @@ CREATE TABLE IF NOT EXISTS stats (
   tests_per_second REAL NOT NULL,
   unique_bugs INTEGER NOT NULL,
   per_sut TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at REAL NOT NULL,
+  tests INTEGER NOT NULL,
+  state TEXT NOT NULL);
 )sql";
 
 double now() {
@@ -115,6 +123,17 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+/// Why the disk holding `path` may refuse writes ("" when nothing is visibly wrong): SQLite
+/// reports a full disk during WAL writes as a plain "disk I/O error".
+std::string diskNote(const fs::path& path) {
+  std::error_code ec;
+  const auto space = fs::space(path.has_parent_path() ? path.parent_path() : fs::path("."), ec);
+  if (!ec && space.available < (1u << 20)) return " (the disk holding it is full: free some space and try again)";
+  if (::access(path.c_str(), W_OK) != 0 && errno == EACCES) return " (the file is not writable)";
+  if (::access(path.c_str(), W_OK) != 0 && errno == EROFS) return " (the disk holding it is read-only)";
+  return "";
+}
+
 std::string dumpJson(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 }  // namespace
@@ -150,8 +169,13 @@ CampaignStore::CampaignStore(const fs::path& path, const nlohmann::json& config,
         .step();
     exec("COMMIT");
   } catch (const Error& e) {
+    // A full, read-only, locked or failing disk is the machine's problem, not the file's.
+    const int code = sqlite3_errcode(db_);
     sqlite3_close(db_);
     db_ = nullptr;
+    if (code == SQLITE_FULL || code == SQLITE_READONLY || code == SQLITE_IOERR || code == SQLITE_BUSY ||
+        code == SQLITE_LOCKED || code == SQLITE_CANTOPEN)
+      throw Error("cannot use campaign database " + path.string() + ": " + sqlite3_errstr(code) + diskNote(path));
     throw Error(path.string() + " is not a usable campaign database: " + e.what());
   }
 }
@@ -253,7 +277,9 @@ void CampaignStore::recordTest(const TestRecord& test, const std::vector<ResultR
     }
     exec("COMMIT");
   } catch (...) {
-    exec("ROLLBACK");
+    // SQLite ends the transaction itself on some errors (a full disk): roll back only an open
+    // one, and never let the rollback hide the error that got us here.
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
 }
@@ -320,6 +346,26 @@ void CampaignStore::recordStats(const StatsRecord& stats) {
       .bind(5, stats.uniqueBugs)
       .bind(6, dumpJson(per))
       .step();
+}
+
+void CampaignStore::saveSearchState(const nlohmann::json& state, int64_t tests) {
+  std::lock_guard lock(mutex_);
+  Stmt(db_, "INSERT OR REPLACE INTO search_state (id, at, tests, state) VALUES (1, ?, ?, ?)")
+      .bind(1, now())
+      .bind(2, tests)
+      .bind(3, dumpJson(state))
+      .step();
+}
+
+std::optional<nlohmann::json> CampaignStore::searchState() const {
+  std::lock_guard lock(mutex_);
+  Stmt s(db_, "SELECT state FROM search_state WHERE id = 1");
+  if (!s.step()) return std::nullopt;
+  try {
+    return nlohmann::json::parse(s.text(0));
+  } catch (const nlohmann::json::parse_error&) {
+    throw Error("campaign database: the saved search state is not valid JSON");
+  }
 }
 
 std::map<std::string, SutCounts> CampaignStore::sutCounts() const {

@@ -4,7 +4,8 @@
 // Tables: campaign (config, start, versions), sessions (each open, with versions), tests
 // (index, seed, generator, op count, op types, times), results (one row per test and
 // backend/mode judgement: verdict, status, phase, times, bug hash), bugs (signature, hash, class,
-// backend, mode, first/last seen, count, bundle path, example test), stats (periodic rows).
+// backend, mode, first/last seen, count, bundle path, example test), stats (periodic rows), search_state (a learning
+// test source's state, e.g. the MCTS tree).
 // The database runs in WAL mode with synchronous=NORMAL and every record call is its own
 // committed transaction, so a process killed at any moment (kill -9) loses nothing it had
 // recorded: a WAL commit is in the OS's hands when the call returns. (A power cut may lose the
@@ -20,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +116,11 @@ class CampaignStore {
   bool knowsBug(const std::string& hash) const;
   /// Appends a stats row.
   void recordStats(const StatsRecord& stats);
+  /// Replaces the learned state of the campaign's test source (e.g. the MCTS tree), saved
+  /// after `tests` tests, so --resume continues the same search.
+  void saveSearchState(const nlohmann::json& state, int64_t tests);
+  /// The last saved search state, if any.
+  std::optional<nlohmann::json> searchState() const;
 
   /// Verdict counts per "backend/mode" over all recorded results against the reference.
   std::map<std::string, SutCounts> sutCounts() const;

@@ -132,3 +132,101 @@ def test_reduce_says_so_when_nothing_fails(nnfuzz, tmp_path):
     nnfuzz("gen", "-n", 1, "--seed", 4, "--min-ops", 3, "--max-ops", 5, "-o", tmp_path / "cases")
     r = nnfuzz("reduce", tmp_path / "cases" / "000000", "--backends", "onnxruntime", "-o", tmp_path / "reduced")
     assert "no bug" in r.stdout
+
+
+def search_state(db):
+    with sqlite3.connect(db) as c:
+        row = c.execute("SELECT tests, state FROM search_state").fetchone()
+    return (row[0], json.loads(row[1])) if row else (0, None)
+
+
+def test_mcts_campaign_resumes_its_search_tree_after_kill_minus_nine(nnfuzz, tmp_path):
+    out = tmp_path / "camp"
+    exe = os.environ.get("NNFUZZ", os.path.join(ROOT, "build", "nnfuzz"))
+    exe = exe if os.path.isabs(exe) else os.path.join(ROOT, exe)
+    proc = subprocess.Popen([exe, "fuzz", "--backends", "onnxruntime", "--search", "mcts", "--minutes", "5",
+                             "--max-ops", "8", "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    db = out / "campaign.db"
+    deadline = time.time() + 120
+    saved = (0, None)
+    while time.time() < deadline:
+        time.sleep(0.5)
+        try:
+            saved = search_state(db) if db.exists() else saved
+        except sqlite3.OperationalError:
+            continue
+        if saved[0] >= 60:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    tests_before, tree_before = search_state(db)
+    assert tests_before >= 60 and tree_before is not None, proc.stderr.read().decode()[-2000:]
+    visits_before = tree_before["nodes"][0][2]
+    kept_before = len(list((out / "corpus").glob("*.ir")))
+    assert kept_before > 0
+
+    r = nnfuzz("fuzz", "--backends", "onnxruntime", "--resume", "-n", 20, "--minutes", 0, "-o", out)
+    assert "resuming at test" in r.stdout and f"({kept_before} kept models reloaded)" in r.stdout, r.stdout
+    _, tree_after = search_state(db)
+    # The resumed search grew the saved tree: its old nodes are all still there, the root has
+    # exactly 20 more visits (-j 1 leaves no test to rerun), and the resumed session is recorded as the mcts source.
+    assert [n[:2] for n in tree_after["nodes"][:len(tree_before["nodes"])]] == [n[:2] for n in tree_before["nodes"]]
+    assert tree_after["nodes"][0][2] == visits_before + 20
+    with sqlite3.connect(db) as c:
+        generators = {row[0] for row in c.execute("SELECT DISTINCT generator FROM tests")}
+    assert generators == {"isra+mcts"}
+
+
+def test_sigint_stops_a_campaign_with_exit_130_and_says_so(tmp_path):
+    exe = os.environ.get("NNFUZZ", os.path.join(ROOT, "build", "nnfuzz"))
+    exe = exe if os.path.isabs(exe) else os.path.join(ROOT, exe)
+    out = tmp_path / "camp"
+    proc = subprocess.Popen([exe, "fuzz", "--backends", "onnxruntime", "--minutes", "5", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (out / "campaign.db").exists():
+        time.sleep(0.2)
+    time.sleep(2)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stdout and "tests in" in stdout
+
+
+def test_a_bad_search_or_generator_is_one_line_and_leaves_no_folder(nnfuzz, tmp_path):
+    for flag, value in (("--search", "dfs"), ("--generator", "nosuch")):
+        out = tmp_path / value
+        r = nnfuzz("fuzz", "--backends", "onnxruntime", "-n", 3, flag, value, "-o", out, check=False)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert value in r.stderr and not out.exists()
+
+
+def test_a_full_disk_stops_the_campaign_cleanly_and_resume_goes_on(nnfuzz, tmp_path):
+    """The campaign folder on a 3 MB tmpfs: bundles fill it; the campaign must stop with its
+    summary and a one-line reason, leave a consistent database, and resume once there is room."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)],
+                      capture_output=True).returncode != 0:
+        import pytest
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        out = mnt / "camp"
+        backends = buggy_backends(tmp_path)
+        r = nnfuzz("fuzz", "--backends-file", backends, "--backends", "buggy", "--minutes", 2, "-o", out,
+                   check=False)
+        assert r.returncode == 2, r.stdout[-2000:] + r.stderr
+        assert "campaign stopped after" in r.stderr and ("full" in r.stderr or "I/O" in r.stderr), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "unique bugs in the campaign" in r.stdout, "no summary"
+        with sqlite3.connect(out / "campaign.db") as c:
+            assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        before = bug_rows(out / "campaign.db")
+        assert before
+        subprocess.run(["mount", "-o", "remount,size=64m", str(mnt)], check=True)
+        r = nnfuzz("fuzz", "--backends-file", backends, "--backends", "buggy", "--resume", "-n", 5, "--minutes", 0,
+                   "-o", out)
+        assert "resuming at test" in r.stdout
+        assert set(before) <= set(bug_rows(out / "campaign.db"))
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)

@@ -12,7 +12,7 @@
 #include "run/backends.h"
 #include "run/worker.h"
 
-namespace nnfuzz::cli {
+namespace nnfuzz::campaign {
 
 struct SutChoice {
   BackendDef def;
@@ -40,4 +40,4 @@ std::vector<std::pair<Judgement, const RunOutcome*>> judgeRuns(const Oracle& ora
 /// {"onnxruntime": "1.31.1", ...} plus nnfuzz's own version.
 nlohmann::json sutVersions(const std::vector<SutChoice>& suts);
 
-}  // namespace nnfuzz::cli
+}  // namespace nnfuzz::campaign

@@ -1,12 +1,12 @@
 // sut_set.cpp - choosing, starting and judging a pipeline's SUT workers (see sut_set.h).
-#include "cli/sut_set.h"
+#include "campaign/sut_set.h"
 
 #include <sstream>
 
 #include "store/findings.h"
 #include "support/error.h"
 
-namespace nnfuzz::cli {
+namespace nnfuzz::campaign {
 
 std::vector<SutChoice> chooseSuts(const std::string& list, const std::string& backendsFile,
                                   const WorkerLimits& limits) {
@@ -62,4 +62,4 @@ nlohmann::json sutVersions(const std::vector<SutChoice>& suts) {
   return v;
 }
 
-}  // namespace nnfuzz::cli
+}  // namespace nnfuzz::campaign

@@ -1,12 +1,12 @@
 // finding_reducer.cpp - reducing one campaign finding on live workers (see finding_reducer.h).
-#include "cli/finding_reducer.h"
+#include "campaign/finding_reducer.h"
 
 #include <algorithm>
 
 #include "onnx/case_folder.h"
 #include "triage/reduce.h"
 
-namespace nnfuzz::cli {
+namespace nnfuzz::campaign {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -99,4 +99,4 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
   };
 }
 
-}  // namespace nnfuzz::cli
+}  // namespace nnfuzz::campaign

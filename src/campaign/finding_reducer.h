@@ -17,7 +17,7 @@
 #include "run/worker.h"
 #include "store/findings.h"
 
-namespace nnfuzz::cli {
+namespace nnfuzz::campaign {
 
 /// Operator types that failed alone, per "backend/against" (a SUT's modes share most kernels):
 /// tried first next time, so a repeat of a known wrong kernel costs one run. Shared by the
@@ -46,4 +46,4 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
                                   Culprits& culprits, const ReducerSettings& settings, const Graph& graph,
                                   const std::vector<Tensor>& inputs, bool haveReference, const nlohmann::json& meta);
 
-}  // namespace nnfuzz::cli
+}  // namespace nnfuzz::campaign

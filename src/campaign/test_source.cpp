@@ -1,0 +1,112 @@
+// test_source.cpp - the generator source and the MCTS search source (see test_source.h).
+#include "campaign/test_source.h"
+
+#include <mutex>
+#include <set>
+
+#include "ops/registry.h"
+#include "support/error.h"
+
+namespace nnfuzz::campaign {
+
+namespace {
+
+/// Random search: the generator alone, test i = (config, seed, i).
+class GeneratorSource : public TestSource {
+ public:
+  explicit GeneratorSource(const GenConfig& config) : config_(config) {}
+  std::string name() const override { return config_.generator; }
+  DrawnTest draw(int64_t index) override {
+    DrawnTest t;
+    t.index = index;
+    t.seed = caseSeed(config_.seed, static_cast<uint64_t>(index));
+    t.c = generateCase(config_, static_cast<uint64_t>(index));
+    return t;
+  }
+
+ private:
+  GenConfig config_;
+};
+
+/// A model that favours `blocks`: the generator's own config with the operators of those blocks
+/// drawn as often as all others together. (A block-aware generator places the blocks themselves.)
+GeneratedCase generateFavouring(const GenConfig& config, const search::BlockCorpus& corpus, std::span<const int> blocks,
+                                Rng& rng) {
+  std::set<std::string> favoured;
+  for (int b : blocks)
+    for (const std::string& member : corpus.blocks()[static_cast<size_t>(b)].members) favoured.insert(member);
+  GenConfig biased = config;
+  double others = 0, chosen = 0;
+  for (size_t i = 0; i < biased.ops.size(); ++i)
+    (favoured.count(std::string(biased.ops[i]->name)) ? chosen : others) += biased.opWeights[i];
+  if (chosen > 0 && others > 0)
+    for (size_t i = 0; i < biased.ops.size(); ++i)
+      if (favoured.count(std::string(biased.ops[i]->name))) biased.opWeights[i] *= others / chosen;
+  return makeGenerator(biased)->generate(rng);
+}
+
+/// Luo et al.'s MCTS block chooser around a generator.
+class MctsSource : public TestSource {
+ public:
+  MctsSource(const CampaignConfig& config, const search::BlockCorpus& corpus, const CoverageView& coverage)
+      : config_(config.gen), corpus_(corpus), coverage_(coverage), tree_(corpus, config.mcts) {}
+
+  std::string name() const override { return config_.generator + "+mcts"; }
+  bool learns() const override { return true; }
+
+  DrawnTest draw(int64_t index) override {
+    DrawnTest t;
+    t.index = index;
+    t.seed = caseSeed(config_.seed, static_cast<uint64_t>(index));
+    // Ties in the expansion are broken by the test's own seed: no RNG state to save.
+    Rng choiceRng(t.seed ^ 0x6d637473ULL);
+    const std::vector<double> coverage = coverage_.opCoverage();
+    search::BlockTree::Choice choice;
+    {
+      std::lock_guard lock(mu_);
+      choice = tree_.choose(coverage, choiceRng);
+    }
+    Rng rng(t.seed);
+    t.c = generateFavouring(config_, corpus_, choice.blocks, rng);
+    t.searchNode = choice.node;
+    nlohmann::json path = nlohmann::json::array();
+    for (int b : choice.blocks) path.push_back(corpus_.blocks()[static_cast<size_t>(b)].name);
+    t.meta["search"] = {{"strategy", "mcts"}, {"node", choice.node}, {"path", std::move(path)}};
+    return t;
+  }
+
+  void learn(const DrawnTest& test, const TestFeedback& feedback) override {
+    if (test.searchNode < 0) return;
+    // Success, the paper's v: the model exposed a failure or added operator-level coverage.
+    const double reward = feedback.bug || feedback.coverageGrew ? 1.0 : 0.0;
+    std::lock_guard lock(mu_);
+    tree_.update(test.searchNode, reward);
+  }
+
+  nlohmann::json state() const override {
+    std::lock_guard lock(mu_);
+    return tree_.toJson();
+  }
+  void restore(const nlohmann::json& state) override {
+    std::lock_guard lock(mu_);
+    tree_.restore(state);
+  }
+
+ private:
+  GenConfig config_;
+  const search::BlockCorpus& corpus_;
+  const CoverageView& coverage_;
+  mutable std::mutex mu_;
+  search::BlockTree tree_;
+};
+
+}  // namespace
+
+std::unique_ptr<TestSource> makeTestSource(const CampaignConfig& config, const search::BlockCorpus& corpus,
+                                           const CoverageView& coverage) {
+  if (config.search == "random") return std::make_unique<GeneratorSource>(config.gen);
+  if (config.search == "mcts") return std::make_unique<MctsSource>(config, corpus, coverage);
+  throw Error("unknown search '" + config.search + "' (known: random, mcts)");
+}
+
+}  // namespace nnfuzz::campaign
