@@ -5,6 +5,7 @@
 #include <set>
 
 #include "interp/interpreter.h"
+#include "ops/registry.h"
 #include "triage/reduce_variant.h"
 
 namespace nnfuzz {
@@ -19,9 +20,18 @@ bool wrong(const std::optional<std::vector<Tensor>>& got, const SubCase& c, cons
   return false;
 }
 
-std::string attrShown(const std::string& name, const AttrValue& value) {
+// A switch: an int attribute whose schema domain is {0, 1} (keepdims, transA, ceil_mode).
+bool isSwitch(const std::string& op, const std::string& name) {
+  const OpSpec* spec = findOp(op);
+  if (!spec) return false;
+  for (const AttrSpec& a : spec->attrs)
+    if (a.name == name) return a.kind == AttrKind::Int && a.lo == 0 && a.hi == 1;
+  return false;
+}
+
+std::string attrShown(const std::string& op, const std::string& name, const AttrValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) return name + "=" + *s;
-  if (const auto* i = std::get_if<int64_t>(&value); i && (*i == 0 || *i == 1)) return name + "=" + std::to_string(*i);
+  if (const auto* i = std::get_if<int64_t>(&value); i && isSwitch(op, name)) return name + "=" + std::to_string(*i);
   return name;
 }
 
@@ -35,7 +45,7 @@ std::vector<std::string> dtypesOf(const Graph& g, const Node& n) {
 Culprit whole(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   Culprit c{n.op, dtypesOf(g, n), {}, false};
-  for (const auto& [name, value] : n.attrs) c.attrs.push_back(attrShown(name, value));
+  for (const auto& [name, value] : n.attrs) c.attrs.push_back(attrShown(n.op, name, value));
   return c;
 }
 
@@ -60,7 +70,7 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   for (const auto& [name, value] : n.attrs) {
     SubCase variant = alone;
     variant.graph.node(node).attrs.erase(name);
-    if (matters(std::move(variant))) c.attrs.push_back(attrShown(name, value));
+    if (matters(std::move(variant))) c.attrs.push_back(attrShown(n.op, name, value));
   }
   SubCase f32 = alone;
   bool narrowed = false;
@@ -89,6 +99,12 @@ std::string Culprit::text() const {
     s += "}";
   }
   return s;
+}
+
+std::string Culprit::identity() const {
+  Culprit named = *this;
+  named.attrs.clear();
+  return named.text();
 }
 
 Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agrees& agrees, bool wholeFails) {

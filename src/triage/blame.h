@@ -8,11 +8,11 @@
 // out wrong (the whole case is not a prefix). No culprit when neither shows a wrong intermediate: the reducer's result stands.
 //
 // The culprit names the bug by what matters to it, found by experiment on the operator alone
-// with reference inputs: each attribute is reset to its default, and floats are made f32; what
-// loses the bug when changed matters. Attribute values are kept for strings and 0/1 switches
-// (they pick a code path: mode="cubic", transA=1) and dropped for other numbers and lists
-// (data a kernel treats alike: axes=[1] and axes=[0,2] hit one axes bug). When the operator
-// alone does not fail (the bug needs its context), every attribute and dtype it has is kept.
+// with reference inputs: each attribute is reset to its default, and operands are made f32; what
+// loses the bug when changed matters. Attribute values are shown for strings and 0/1 switches
+// (they pick a code path: mode="cubic", transA=1) and not for other numbers and lists (data a
+// kernel treats alike: axes=[1] and axes=[0,2] hit one axes bug). When the operator alone does
+// not fail (the bug needs its context), every attribute and dtype it has is kept.
 #pragma once
 
 #include <functional>
@@ -32,6 +32,12 @@ struct Culprit {
   bool isolated = false;            ///< the operator alone, on reference inputs, fails
   /// "LRN{bias}", "Div(i8,i8)", "Resize{coordinate_transformation_mode=asymmetric,mode=nearest}".
   std::string text() const;
+  /// What names the bug: the op and the dtypes that matter, "Div(i8,i8)". The attributes that
+  /// matter are shown (text()) but not part of it: whether resetting one loses the bug depends on
+  /// the reduced shapes and values (keepdims matters to a reduce-every-axis bug only when another
+  /// axis is longer than 1), so they would split one kernel bug into several. The price: two bugs
+  /// of one operator of one SUT, with the same dtypes, are one signature.
+  std::string identity() const;
   bool operator==(const Culprit&) const = default;
 };
 

@@ -13,7 +13,7 @@ Signature culpritSignature(const Signature& dcf, const Culprit& culprit) {
   s.errorType.clear();
   s.message.clear();
   s.frames.clear();
-  s.opTypes = {culprit.text()};
+  s.opTypes = {culprit.identity()};
   s.outputs.clear();
   return s;
 }

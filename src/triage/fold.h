@@ -21,7 +21,7 @@ namespace nnfuzz {
 /// The mode a folded signature names: the bug is the same in whichever mode shows it.
 inline constexpr const char* kAnyMode = "any";
 
-/// A DCF signature named by its culprit: operators and outputs give way to culprit.text().
+/// A DCF signature named by its culprit: operators and outputs give way to culprit.identity().
 Signature culpritSignature(const Signature& dcf, const Culprit& culprit);
 
 /// An MCF or IF signature folded into the wrong value its model holds (nullopt: unchanged).

@@ -37,11 +37,14 @@ TEST(Fold, OneCulpritWhateverItsProducersAndModes) {
   EXPECT_EQ(bugs[0].hash(), found[0].hash());
 }
 
-TEST(Fold, DifferentCulpritsStayApart) {
-  const Signature a = foldModes(culpritSignature(dcf("all", "reference", {"LRN"}), {"LRN", {}, {"bias"}, true}));
-  const Signature b = foldModes(culpritSignature(dcf("all", "reference", {"LRN"}), {"LRN", {}, {"size"}, true}));
-  const Signature c = foldModes(culpritSignature(dcf("all", "reference", {"Div"}), {"Div", {"i8", "i8"}, {}, true}));
-  EXPECT_EQ(mergeFolded({a, b, c, a}).size(), 3u);
+TEST(Fold, CulpritsApartByOperatorAndDtypesNotByAttributes) {
+  const auto named = [](const Culprit& c) { return foldModes(culpritSignature(dcf("all", "reference", {c.op}), c)); };
+  const Signature lrn = named({"LRN", {}, {"bias"}, true});
+  const Signature lrnToo = named({"LRN", {}, {"bias", "size"}, true});  // size mattered on a smaller case
+  const Signature divInt8 = named({"Div", {"i8", "i8"}, {}, true});
+  const Signature divInt32 = named({"Div", {"i32", "i32"}, {}, true});
+  EXPECT_EQ(mergeFolded({lrn, lrnToo, divInt8, divInt32, lrn}).size(), 3u);
+  EXPECT_EQ(lrn.opTypes, std::vector<std::string>{"LRN"});
 }
 
 TEST(Fold, AnErrorOverAWrongValueIsThatValuesBug) {
