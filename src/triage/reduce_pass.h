@@ -30,6 +30,23 @@ class ReducePass {
   virtual bool transform(SubCase& c, const std::vector<Tensor>& values, size_t k) const = 0;
 };
 
+/// A pass whose instances are a list of edits read off the case: instance k applies edit k.
+template <typename Edit>
+class EditListPass : public ReducePass {
+ public:
+  size_t instances(const SubCase& c) const final { return edits(c.graph).size(); }
+  bool transform(SubCase& c, const std::vector<Tensor>& values, size_t k) const final {
+    const std::vector<Edit> all = edits(c.graph);
+    return k < all.size() && apply(c, values, all[k]);
+  }
+
+ protected:
+  /// The edits this pass sees in `graph`, in instance order.
+  virtual std::vector<Edit> edits(const Graph& graph) const = 0;
+  /// Applies one edit; false when it changes nothing.
+  virtual bool apply(SubCase& c, const std::vector<Tensor>& values, const Edit& edit) const = 0;
+};
+
 /// Drops one graph output (while another remains); what only it needed goes with it.
 std::unique_ptr<ReducePass> makeRemoveOutputsPass();
 /// Replaces an operand by a constant holding its reference contents: a runtime input becomes

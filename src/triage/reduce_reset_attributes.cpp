@@ -15,14 +15,14 @@ std::vector<std::pair<NodeId, std::string>> attributesOf(const Graph& g) {
   return out;
 }
 
-class ResetAttributes final : public ReducePass {
+class ResetAttributes final : public EditListPass<std::pair<NodeId, std::string>> {
  public:
   std::string_view name() const override { return "reset-attributes"; }
-  size_t instances(const SubCase& c) const override { return attributesOf(c.graph).size(); }
-  bool transform(SubCase& c, const std::vector<Tensor>&, size_t k) const override {
-    const auto attrs = attributesOf(c.graph);
-    if (k >= attrs.size()) return false;
-    c.graph.node(attrs[k].first).attrs.erase(attrs[k].second);
+
+ protected:
+  std::vector<std::pair<NodeId, std::string>> edits(const Graph& g) const override { return attributesOf(g); }
+  bool apply(SubCase& c, const std::vector<Tensor>&, const std::pair<NodeId, std::string>& e) const override {
+    c.graph.node(e.first).attrs.erase(e.second);
     return true;
   }
 };

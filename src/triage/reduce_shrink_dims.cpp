@@ -40,14 +40,13 @@ std::vector<Edit> editsOf(const Graph& g) {
   return edits;
 }
 
-class ShrinkDims final : public ReducePass {
+class ShrinkDims final : public EditListPass<Edit> {
  public:
   std::string_view name() const override { return "shrink-dims"; }
-  size_t instances(const SubCase& c) const override { return editsOf(c.graph).size(); }
-  bool transform(SubCase& c, const std::vector<Tensor>&, size_t k) const override {
-    const auto edits = editsOf(c.graph);
-    if (k >= edits.size()) return false;
-    const Edit& e = edits[k];
+
+ protected:
+  std::vector<Edit> edits(const Graph& g) const override { return editsOf(g); }
+  bool apply(SubCase& c, const std::vector<Tensor>&, const Edit& e) const override {
     for (ValueId v : dataParams(c.graph)) {
       if (e.param != kNoValue && v != e.param) continue;
       Shape shape = c.graph.value(v).type.shape;

@@ -19,17 +19,16 @@ std::vector<std::pair<ValueId, size_t>> unitAxes(const Graph& g) {
   return out;
 }
 
-class ShrinkRanks final : public ReducePass {
+class ShrinkRanks final : public EditListPass<std::pair<ValueId, size_t>> {
  public:
   std::string_view name() const override { return "shrink-ranks"; }
-  size_t instances(const SubCase& c) const override { return unitAxes(c.graph).size(); }
-  bool transform(SubCase& c, const std::vector<Tensor>&, size_t k) const override {
-    const auto axes = unitAxes(c.graph);
-    if (k >= axes.size()) return false;
-    const auto [v, axis] = axes[k];
-    Tensor data = paramData(c, v);
-    data.type.shape.erase(data.type.shape.begin() + static_cast<std::ptrdiff_t>(axis));
-    setParam(c, v, std::move(data));
+
+ protected:
+  std::vector<std::pair<ValueId, size_t>> edits(const Graph& g) const override { return unitAxes(g); }
+  bool apply(SubCase& c, const std::vector<Tensor>&, const std::pair<ValueId, size_t>& e) const override {
+    Tensor data = paramData(c, e.first);
+    data.type.shape.erase(data.type.shape.begin() + static_cast<std::ptrdiff_t>(e.second));
+    setParam(c, e.first, std::move(data));
     return true;
   }
 };
