@@ -116,6 +116,7 @@ void runTests(int id, Shared& s) {
   ReducerSettings reducing;
   reducing.scratch = s.scratch / fmt::format("p{}", id);
   reducing.opset = s.gen.opset;
+  reducing.known = [&s](const std::string& hash) { return s.store.knowsBug(hash); };
   while (!s.stopRequested() && Clock::now() < s.deadline) {
     const int64_t index = nextIndex(s);
     if (s.lastIndex >= 0 && index > s.lastIndex) break;

@@ -4,7 +4,11 @@
 #include <algorithm>
 
 #include "onnx/case_folder.h"
+#include "interp/interpreter.h"
+#include "triage/blame.h"
+#include "triage/fold.h"
 #include "triage/reduce.h"
+#include "triage/reduce_schedule.h"
 
 namespace nnfuzz::campaign {
 
@@ -47,7 +51,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
   return [&, settings, haveReference](const Judgement& j, const RunOutcome& outcome,
                                       const Signature&) -> std::optional<ReducedFinding> {
     // A hang or memory blow-up would cost its full limit per try: kept whole.
-    if (j.symptom == "timeout" || j.symptom == "out-of-memory" || graph.numNodes() < 2) return std::nullopt;
+    if (j.symptom == "timeout" || j.symptom == "out-of-memory") return std::nullopt;
     Worker* subject = findWorker(workers, j.backend, j.mode);
     Worker* baseline = j.against == "reference" ? nullptr : findWorker(workers, j.backend, j.against);
     if (!subject || (j.against != "reference" && !baseline)) return std::nullopt;
@@ -58,43 +62,83 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     nlohmann::json subMeta = meta;
     subMeta["reduced_from"] = meta;
 
-    std::optional<ReducedFinding> last;
-    auto stillFails = [&](const SubCase& sub) {
-      if (Clock::now() > deadline) return false;
+    auto runOn = [&](Worker* worker, const SubCase& sub) {
       std::error_code ec;
       fs::remove_all(dir, ec);
       writeCase(dir, sub.graph, sub.inputs, sub.expected, subMeta, settings.opset);
-      RunOutcome run = subject->runCase(dir);
+      return worker->runCase(dir);
+    };
+    std::optional<ReducedFinding> last;
+    auto stillFails = [&](const SubCase& sub) {
+      if (Clock::now() > deadline) return false;
+      RunOutcome run = runOn(subject, sub);
       std::optional<RunOutcome> base;
       Judgement judged;
       if (!baseline) {
         judged = haveReference ? oracle.judge(run, sub.expected) : oracle.judgeWithoutReference(run);
       } else {
-        base = baseline->runCase(dir);
+        base = runOn(baseline, sub);
         auto modes = oracle.judgeModes(*base, run);
         if (!modes) return false;
         judged = std::move(*modes);
       }
       if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
       last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset), std::move(judged),
-                            std::move(run), std::move(base)};
+                            std::move(run), std::move(base), std::nullopt};
       return true;
     };
+    // Nodes first (ddmin), then blame on what is left, then the other passes, only for a bug
+    // not known yet: they make the bundle small, and cost runs a repeat does not need.
     ReduceOptions options;
     options.maxTries = settings.maxTries;
+    options.maxPassTries = 0;
     options.suspects = culprits.of(key);
     if (j.verdict == Verdict::DCF) options.focusOutputs = j.differingOutputs();
     const Reduction r = reduceCase(graph, inputs, stillFails, options);
+    const SubCase small = r.shrunk ? r.reduced : extractSubCase(graph, runGraphAll(graph, inputs), graph.nodes());
+    std::optional<Culprit> culprit;
+    size_t blameRuns = 0;
+    if (haveReference && Clock::now() < deadline) {
+      const Agrees agrees = [&](const Tensor& a, const Tensor& e) { return compareOutput(a, e, oracle.policy()).ok(); };
+      // Mode against mode: whichever of the two the reference finds wrong is the one to blame.
+      for (Worker* worker : {subject, baseline}) {
+        if (!worker || culprit) continue;
+        const SutRun run = [&](const SubCase& sub) -> std::optional<std::vector<Tensor>> {
+          RunOutcome o = runOn(worker, sub);
+          if (o.status != RunStatus::Ok) return std::nullopt;
+          return std::move(o.outputs);
+        };
+        const Blame blame = blameFirstDivergence(small, run, agrees, j.verdict != Verdict::DCF);
+        blameRuns += blame.runs;
+        culprit = blame.culprit;
+      }
+    }
+    Signature named = foldModes(makeSignature(j, outcome, opTypesOf(small.graph)));
+    if (culprit) named = foldModes(j.verdict == Verdict::DCF ? culpritSignature(named, *culprit) : foldDownstream(named, culprit));
+    PassReduction passes;
+    const bool known = settings.known && settings.known(named.hash());
+    if (!known && settings.maxPassTries > 0 && Clock::now() < deadline)
+      passes = reduceWithPasses(small, stillFails, settings.maxPassTries);
     // Tries refused for want of time look like "still passes": no minimality claim then.
     const bool outOfTime = Clock::now() > deadline;
     std::error_code ec;
     fs::remove_all(dir, ec);
-    if (!r.shrunk || !last) return std::nullopt;
+    if (!r.shrunk && !passes.changed) {
+      if (!culprit) return std::nullopt;
+      // Nothing smaller fails, but the culprit still names the bug: the case itself stands.
+      last = ReducedFinding{bundleCase(small.graph, small.inputs, small.expected, subMeta, settings.opset), j, outcome,
+                            std::nullopt, std::nullopt};
+    }
+    if (!last) return std::nullopt;
+    last->culprit = culprit;
+    const SubCase& shown = passes.changed ? passes.reduced : small;
     last->bcase.meta["reduced"] = {{"from_nodes", graph.numNodes()},
-                                   {"to_nodes", r.kept.size()},
-                                   {"tries", r.tries},
-                                   {"minimal", r.minimal && !outOfTime}};
-    if (j.verdict == Verdict::DCF && r.kept.size() == 1) culprits.add(key, graph.node(r.kept[0]).op);
+                                   {"to_nodes", shown.graph.numNodes()},
+                                   {"tries", r.tries + passes.tries + blameRuns},
+                                   {"minimal", r.minimal && !outOfTime},
+                                   {"passes_finished", passes.finished && !outOfTime},
+                                   {"culprit", culprit ? culprit->text() : ""}};
+    if (j.verdict == Verdict::DCF && culprit) culprits.add(key, culprit->op);
     return last;
   };
 }

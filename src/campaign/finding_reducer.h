@@ -2,11 +2,15 @@
 // on the smallest sub-case (triage/reduce.h) that fails the same way, run on the pipeline's own
 // workers. "The same way" is the finding's signature without its model part: SUT, mode,
 // comparison, phase, class, symptom, error type, normalised message and crash frames. A wrong
-// result's signature then takes the reduced case's operators, so one wrong kernel is one bug
-// however many generated models it shows up in.
+// result's signature then takes the reduced case's culprit (triage/blame.h: the first operator
+// that goes wrong), an error over a wrong value becomes that value's bug, and modes fold
+// (triage/fold.h), so one wrong kernel is one bug however many models and modes show it.
+// Node dropping and blame run for every finding; the other reduction passes only for a bug
+// not known yet, to make its bundle small.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -38,6 +42,9 @@ struct ReducerSettings {
   int opset = 17;
   size_t maxTries = 48;                     ///< SUT runs per finding at most
   std::chrono::seconds budget{120};         ///< wall time per finding at most
+  size_t maxPassTries = 32;                 ///< SUT runs for the passes after ddmin (new bugs only)
+  /// Whether a bug (by signature hash) is known already: its repeats skip the passes. Unset: none is.
+  std::function<bool(const std::string&)> known;
 };
 
 /// The reducer for one generated case: its graph, runtime inputs and meta; `haveReference`

@@ -2,7 +2,7 @@
 // any tool's, if nnfuzz can import its model) through every backend/mode, and for each bug shrinks
 // the model to the smallest sub-model that still fails the same way (triage/reduce.h). Each
 // reduced case is written as a case folder OUT/<backend>-<mode>[-vs-<mode>]-<class>/ and printed
-// in the text IR. Exit 1 when some bug was seen.
+// in the text IR, with the culprit blame names (triage/blame.h). Exit 1 when some bug was seen.
 #include <fmt/core.h>
 
 #include "cli/cli.h"
@@ -78,9 +78,11 @@ void reduceOne(const ReduceCommandOptions& o) {
     const BundleCase& c = reduced->bcase;
     writeCase(dir, *c.graph, c.inputs, c.expected, c.meta, settings.opset);
     const auto& info = c.meta["reduced"];
-    fmt::print("  reduced {} -> {} nodes in {} runs{}: {}\n{}\n", info["from_nodes"].get<size_t>(),
+    fmt::print("  reduced {} -> {} nodes in {} runs{}: {}\n", info["from_nodes"].get<size_t>(),
                info["to_nodes"].get<size_t>(), info["tries"].get<size_t>(),
-               info["minimal"].get<bool>() ? " (minimal)" : " (budget reached)", dir.string(), printGraph(*c.graph));
+               info["minimal"].get<bool>() ? " (minimal)" : " (budget reached)", dir.string());
+    if (reduced->culprit) fmt::print("  culprit (first operator gone wrong): {}\n", reduced->culprit->text());
+    fmt::print("{}\n", printGraph(*c.graph));
   }
   std::error_code ec;
   fs::remove_all(scratch, ec);

@@ -280,6 +280,8 @@ TEST_F(Bundle, PythonNormaliserAgreesWithCpp) {
       "one\ntwo\nthree\nfour\nInternalError: Check failed: (ndim == 4) is false",
       std::string(700, 'z') + " 12",
       "LLVM module verification failed: \nInvalid operand types for FCmp instruction\n  %6 = fcmp oeq i1 false, %5\n",
+      "[ONNXRuntimeError] : 6 : FAIL shape [1,?,3] vs (2, 2) and 1..3, error code 13, a ? b, 3x4KiB, 4x5",
+      "first\nInvalid operand\n  %1 = x\nInvalid operand\nlast",
   };
   std::string joined, expected;
   for (const auto& m : messages) {

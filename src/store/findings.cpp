@@ -27,8 +27,8 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
       }
     }
   }
-  // Signatures first. A wrong result is reduced now, since its signature is the reduced case's;
-  // an error or crash is named by its words and reduced only when its bug is new (below).
+  // Signatures first. A wrong result is reduced now, since its signature is the reduced case's
+  // culprit; an error or crash is named by its words and reduced only when its bug is new (below).
   std::vector<Signature> signatures(runs.size());
   std::vector<std::optional<ReducedFinding>> reduced(runs.size());
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -36,36 +36,27 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
     if (!j.bug()) continue;
     signatures[k] = makeSignature(j, *judged[k], test.opTypes);
     if (reducer && j.verdict == Verdict::DCF) reduced[k] = reducer(j, *judged[k], signatures[k]);
-    if (reduced[k] && j.verdict == Verdict::DCF)
+    if (reduced[k] && j.verdict == Verdict::DCF) {
       signatures[k] = makeSignature(reduced[k]->judgement, reduced[k]->outcome, opTypesOf(reduced[k]->bcase.model));
-  }
-  // A SUT failing the same way in every mode has one bug, not one per mode: the baseline
-  // mode's finding stands for all of them (signature mode "all") and the others point to it.
-  std::vector<size_t> foldedInto(runs.size(), SIZE_MAX);
-  for (size_t b = 0; b < outcomes.size(); ++b) {
-    if (outcomes[b].mode != kBaselineMode || !runs[b].judgement.bug()) continue;
-    std::vector<size_t> same;
-    bool every = true;
-    for (size_t k = 0; k < outcomes.size(); ++k) {
-      if (k == b || outcomes[k].backend != outcomes[b].backend) continue;
-      Signature other = signatures[k];
-      other.mode = signatures[b].mode;
-      if (runs[k].judgement.bug() && other == signatures[b]) same.push_back(k);
-      else every = false;
+      if (reduced[k]->culprit) signatures[k] = culpritSignature(signatures[k], *reduced[k]->culprit);
     }
-    if (!every || same.empty()) continue;
-    signatures[b].mode = kAllModes;
-    for (size_t k : same) foldedInto[k] = b;
+    signatures[k] = foldModes(signatures[k]);
+  }
+  // Runs with equal signatures are one bug: the first stands for the others, which point to it.
+  std::vector<size_t> foldedInto(runs.size(), SIZE_MAX);
+  for (size_t k = 0; k < runs.size(); ++k) {
+    if (!runs[k].judgement.bug()) continue;
+    for (size_t b = 0; b < k; ++b) {
+      if (!runs[b].judgement.bug() || foldedInto[b] != SIZE_MAX || !(signatures[b] == signatures[k])) continue;
+      foldedInto[k] = b;
+      signatures[b] = mergeFolded({signatures[b], signatures[k]})[0];
+      break;
+    }
   }
 
   std::optional<BundleCase> bcase;  // made once, on the first new bug
   std::vector<ResultRecord> results;
-  std::vector<size_t> order;  // runs that others fold into go first
-  for (size_t k = 0; k < runs.size(); ++k)
-    if (signatures[k].mode == kAllModes) order.push_back(k);
-  for (size_t k = 0; k < runs.size(); ++k)
-    if (signatures[k].mode != kAllModes) order.push_back(k);
-  for (size_t k : order) {
+  for (size_t k = 0; k < runs.size(); ++k) {
     JudgedRun& run = runs[k];
     const RunOutcome& o = *judged[k];
     if (run.judgement.bug() && foldedInto[k] != SIZE_MAX) {
@@ -77,8 +68,14 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
       BundleFinding finding;
       finding.judgement = run.judgement;
       finding.signature = signatures[k];
-      if (reducer && !reduced[k] && run.judgement.verdict != Verdict::DCF && !store.knowsBug(finding.signature.hash()))
+      if (reducer && !reduced[k] && run.judgement.verdict != Verdict::DCF && !store.knowsBug(finding.signature.hash())) {
         reduced[k] = reducer(run.judgement, o, finding.signature);
+        // An error over a value the SUT computes wrong is that value's bug.
+        if (reduced[k] && reduced[k]->culprit) {
+          finding.signature = foldModes(foldDownstream(finding.signature, reduced[k]->culprit));
+          signatures[k] = finding.signature;
+        }
+      }
       run.bugHash = finding.signature.hash();
       run.bug = store.recordBug(finding.signature, run.judgement, test.index, [&] {
         finding.policy = oracle.policy();

@@ -2,11 +2,15 @@
 // loop (`nnfuzz fuzz`) and `nnfuzz run` share, so both order things the same crash-safe way.
 //
 // For one test: each run is judged against the reference; each SUT's baseline mode ("noopt")
-// is judged against each of its other modes; a bug every mode of a SUT shows alike is one
-// finding (mode "all", shown with the baseline's run); every bug gets its signature, its
+// is judged against each of its other modes; runs with equal (folded) signatures are one
+// finding (shown with the first such run); every bug gets its signature, its
 // bundle the first time (written before the row that points to it) and its bug row; then the
 // test and all its judgements are committed together. A kill between the bug rows and the test row leaves the
 // test in missingTests(), so a resumed campaign reruns it.
+// Signatures are folded (triage/fold.h): a reduced wrong result is named by its culprit, an
+// error over a wrong value by that value's culprit, and the mode and comparison are not part
+// of a bug's identity (mode "any"; the modes it was seen in are the signature's `modes`), so
+// the runs of one test with equal signatures are one bug, recorded once.
 #pragma once
 
 #include <filesystem>
@@ -17,13 +21,12 @@
 
 #include "store/bundle.h"
 #include "store/campaign_store.h"
+#include "triage/fold.h"
 
 namespace nnfuzz {
 
 /// The mode every other mode of a SUT is compared with.
 inline constexpr const char* kBaselineMode = "noopt";
-/// The mode a signature names when every mode of the SUT failed the same way in the test.
-inline constexpr const char* kAllModes = "all";
 
 /// What bundles need beyond the case and the run (the same for every test of a campaign).
 struct BundleContext {
@@ -39,6 +42,9 @@ struct ReducedFinding {
   Judgement judgement;                 ///< the reduced case's judgement
   RunOutcome outcome;                  ///< the reduced case's run
   std::optional<RunOutcome> baseline;  ///< mode-vs-mode: the baseline's run of it
+  /// The first operator the SUT gets wrong in it (triage/blame.h): names a wrong result, and
+  /// an error over a wrong value becomes that value's bug (triage/fold.h).
+  std::optional<Culprit> culprit;
 };
 
 /// Reduces one bug finding (judgement, the run judged, its signature so far); nullopt when it

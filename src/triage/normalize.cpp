@@ -2,6 +2,7 @@
 // regexes: it is ported to Python in repro.py and must behave identically there.
 #include "triage/normalize.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace nnfuzz {
@@ -57,6 +58,60 @@ bool isTracebackLine(std::string_view t) {
   bool marker = true;
   for (char c : t) marker = marker && (c == '^' || c == '~' || c == ' ');
   return marker;
+}
+
+// An error code: digits that a SUT prints as the code of its status ("[ONNXRuntimeError] : 1 :",
+// "error code 13", "errno 2"). Codes tell failure kinds apart; other numbers are data.
+bool isErrorCode(std::string_view s, size_t begin, size_t end) {
+  const std::string_view before = s.substr(0, begin);
+  const std::string_view after = s.substr(end);
+  auto endsWith = [&](std::string_view t) { return before.size() >= t.size() && before.substr(before.size() - t.size()) == t; };
+  if (endsWith("] : ") && after.substr(0, 3) == " : ") return true;
+  return endsWith("code ") || endsWith("code: ") || endsWith("errno ") || endsWith("errno: ");
+}
+
+bool isTupleSeparator(std::string_view sep) {
+  return sep == "," || sep == ", " || sep == "x" || sep == " x " || sep == ".." || sep == "*" || sep == " ";
+}
+
+// Numbers in a row (a shape, a tuple, a dims list) become one <n>: a shape's rank is as much
+// an accident of the model as its dims, and "[<n>,<n>]" vs "[<n>,<n>,<n>]" split one bug into
+// as many as there are ranks. '?' (a dynamic dim) counts as a number inside such a run.
+std::string collapseTuples(const std::string& line) {
+  std::string out;
+  const size_t n = line.size();
+  size_t i = 0;
+  auto elementAt = [&](size_t at) -> size_t {  // length of an element at `at`, 0 if none
+    // "<n>KiB" is a quantity, not a tuple element; "<n>x<n>" is a shape.
+    if (line.compare(at, 3, "<n>") == 0 &&
+        (at + 3 >= n || !isWord(line[at + 3]) || line.compare(at + 3, 4, "x<n>") == 0))
+      return 3;
+    if (at < n && line[at] == '?' && (at + 1 >= n || !isWord(line[at + 1]))) return 1;
+    return 0;
+  };
+  while (i < n) {
+    size_t len = elementAt(i);
+    if (len == 0 || (i > 0 && isWord(line[i - 1]))) {
+      out += line[i++];
+      continue;
+    }
+    size_t end = i + len;
+    size_t count = 1;
+    bool number = len == 3;
+    while (end < n) {
+      size_t sep = end;
+      while (sep < n && sep - end < 3 && !elementAt(sep)) ++sep;
+      if (sep >= n || !elementAt(sep) || !isTupleSeparator(line.substr(end, sep - end))) break;
+      // A space alone separates only numbers ("1 2 3"), not a number from a following word.
+      const size_t next = elementAt(sep);
+      number = number || next == 3;
+      end = sep + next;
+      ++count;
+    }
+    out += (count > 1 || number) ? "<n>" : "?";
+    i = end;
+  }
+  return out;
 }
 
 std::string_view trim(std::string_view s) {
@@ -138,6 +193,11 @@ std::string normalizeLine(std::string_view s) {
             while (k < n && isDigit(s[k])) ++k;
           }
         }
+        if (k == j && isErrorCode(s, i, j)) {
+          out += w;
+          i = j;
+          continue;
+        }
         out += "<n>";
         while (k < n && isWord(s[k])) {
           if (isDigit(s[k])) {
@@ -157,7 +217,7 @@ std::string normalizeLine(std::string_view s) {
     out += c;
     ++i;
   }
-  return std::string(trim(out));
+  return std::string(trim(collapseTuples(out)));
 }
 
 std::string normalizeMessage(std::string_view message) {
@@ -167,7 +227,8 @@ std::string normalizeMessage(std::string_view message) {
     size_t end = message.find('\n', start);
     if (end == std::string_view::npos) end = message.size();
     const std::string_view line = trim(message.substr(start, end - start));
-    if (!isTracebackLine(line)) lines.push_back(line);
+    // A repeated line (an LLVM verifier names each bad instruction once per kernel) adds nothing.
+    if (!isTracebackLine(line) && std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
     start = end + 1;
   }
   if (lines.size() > 4) lines = {lines[0], lines[1], lines[2], lines.back()};

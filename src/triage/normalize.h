@@ -2,14 +2,16 @@
 //
 // Two reports of one bug differ in sizes, addresses, file locations and the names our exporter
 // gives tensors and nodes; the normalised message keeps the words and drops those:
-//   numbers         12, -1, 0.5, 1e-05         -> <n>      (also inside 3x4 -> <n>x<n>)
+//   numbers         12, -1, 0.5, 1e-05         -> <n>      (but error codes stay: "] : 6 :", "code 13")
+//   tuples, shapes  [1,?,3], (2, 2), 3x4, 1..3 -> <n>      (a run of numbers is one <n>: ranks vary too)
 //   hex             0x7ffd1234, deadbeef0042   -> <hex>
 //   paths           /usr/lib/x.so, onnxruntime/core/a.cc -> <path>
 //   names           output_3, Conv_4, t17, lv2 -> <name>   (a word ending in _digits, t/lv/gv+digits)
 //   non-ASCII runs                             -> ?
 //   whitespace runs                            -> one space
 // Multi-line messages lose traceback lines (Python "File ..." frames, TVM "N: fn" frames,
-// "#N 0x..." frames, ^~~~ markers, quoted LLVM IR "%x = ..." lines); of what is left, the
+// "#N 0x..." frames, ^~~~ markers, quoted LLVM IR "%x = ..." lines) and repeats of a line
+// already kept; of what is left, the
 // first three lines and the last are kept, joined by " | ", and the result is cut at
 // kMaxNormalizedMessage characters.
 // repro.py carries a line-for-line Python port of this algorithm (src/store/repro/common.py);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "interp/interpreter.h"
+#include "triage/reduce_schedule.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -123,30 +124,46 @@ Reduction reduceCase(const Graph& graph, const std::vector<Tensor>& inputs,
       if (graph.node(id).op == op && attempt({id})) break;
   if (!options.focusOutputs.empty()) attempt(coneOf(graph, options.focusOutputs));
 
-  size_t parts = 2;
-  while (true) {
-    const size_t n = r.kept.size();
-    if (n < 2) {
-      r.minimal = true;
-      break;
+  // ddmin over the kept nodes; returns early when out of budget (smaller, maybe not minimal).
+  const auto dropNodes = [&] {
+    size_t parts = 2;
+    while (true) {
+      const size_t n = r.kept.size();
+      if (n < 2) {
+        r.minimal = true;
+        break;
+      }
+      parts = std::min(parts, n);
+      const size_t chunk = (n + parts - 1) / parts;
+      bool removed = false;
+      for (size_t start = 0; start < n && !removed; start += chunk) {
+        if (r.tries >= options.maxTries) return;
+        std::vector<NodeId> rest(r.kept.begin(), r.kept.begin() + static_cast<std::ptrdiff_t>(start));
+        rest.insert(rest.end(), r.kept.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)), r.kept.end());
+        removed = attempt(rest);
+      }
+      if (removed) {
+        parts = std::max<size_t>(parts - 1, 2);
+      } else if (chunk == 1) {
+        r.minimal = true;  // no single node can go
+        break;
+      } else {
+        parts = std::min(parts * 2, n);
+      }
     }
-    parts = std::min(parts, n);
-    const size_t chunk = (n + parts - 1) / parts;
-    bool removed = false;
-    for (size_t start = 0; start < n && !removed; start += chunk) {
-      if (r.tries >= options.maxTries) return r;  // out of budget: smaller, maybe not minimal
-      std::vector<NodeId> rest(r.kept.begin(), r.kept.begin() + static_cast<std::ptrdiff_t>(start));
-      rest.insert(rest.end(), r.kept.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)), r.kept.end());
-      removed = attempt(rest);
-    }
-    if (removed) {
-      parts = std::max<size_t>(parts - 1, 2);
-    } else if (chunk == 1) {
-      r.minimal = true;  // no single node can go
-      break;
-    } else {
-      parts = std::min(parts * 2, n);
-    }
+  };
+  dropNodes();
+  if (options.maxPassTries == 0) return r;
+  const SubCase start = r.shrunk ? r.reduced : extractSubCase(graph, values, r.kept);
+  PassReduction passes = reduceWithPasses(start, stillFails, options.maxPassTries);
+  r.tries += passes.tries;
+  r.passTries = passes.tries;
+  r.passesFinished = passes.finished;
+  for (const PassReport& report : passes.reports)
+    if (report.kept) r.passesKept.push_back(report.name);
+  if (passes.changed) {
+    r.reduced = std::move(passes.reduced);
+    r.shrunk = true;
   }
   return r;
 }

@@ -12,6 +12,10 @@
 // and single nodes of operator types already known to be culprits for this SUT (a repeat of a
 // known bug then costs one or two runs). A search that finishes within its budget leaves a
 // 1-minimal case: dropping any single node loses the bug.
+//
+// Dropping nodes is the first pass. The case it leaves then goes through the passes of
+// reduce_schedule.h (shrink dims and ranks, reset attributes, narrow dtypes, constants for
+// operands, fewer outputs, plainer values), each variant kept only while the predicate holds.
 #pragma once
 
 #include <functional>
@@ -40,14 +44,18 @@ struct ReduceOptions {
   size_t maxTries = 48;                 ///< predicate calls at most
   std::vector<std::string> suspects;    ///< op types to try alone first
   std::vector<size_t> focusOutputs;     ///< output positions the bug shows in (empty: unknown)
+  size_t maxPassTries = 64;             ///< predicate calls for the passes after ddmin (0: none)
 };
 
 struct Reduction {
   SubCase reduced;             ///< the smallest failing sub-case found (set only when shrunk)
   std::vector<NodeId> kept;    ///< its nodes, as ids of the original graph
   size_t tries = 0;            ///< predicate calls made
-  bool shrunk = false;         ///< fewer nodes than the original
+  bool shrunk = false;         ///< fewer nodes than the original, or a pass changed the case
   bool minimal = false;        ///< the search finished: dropping any one node loses the bug
+  size_t passTries = 0;        ///< of `tries`, those the passes after ddmin made
+  bool passesFinished = false; ///< the passes ran until none helped
+  std::vector<std::string> passesKept;  ///< the passes that kept a variant, in table order
 };
 
 /// Reduces the case (`graph`, runtime `inputs`) while `stillFails` holds. The whole case is

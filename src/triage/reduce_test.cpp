@@ -24,6 +24,13 @@ const char* kChain = R"(graph {
 }
 )";
 
+// Node dropping alone (the ddmin pass), for the tests about it.
+ReduceOptions nodesOnly() {
+  ReduceOptions options;
+  options.maxPassTries = 0;
+  return options;
+}
+
 std::vector<Tensor> chainInputs() { return {Tensor({DType::Float32, {2, 3}}, {-1, 0.5, -0.25, 2, -3, 0})}; }
 
 bool hasOp(const Graph& g, const std::string& op) {
@@ -67,7 +74,7 @@ TEST(Reduce, ShrinksToTheOneNodeThatFails) {
     ++calls;
     expectSelfContained(sub);
     return hasOp(sub.graph, "Exp");
-  });
+  }, nodesOnly());
   ASSERT_TRUE(r.shrunk);
   EXPECT_TRUE(r.minimal);
   EXPECT_EQ(r.tries, calls);
@@ -92,7 +99,7 @@ TEST(Reduce, KeepsAPairThatOnlyFailsTogether) {
       if (in.kind == ValueKind::Result && sub.graph.node(in.producer).op == "Exp") return true;
     }
     return false;
-  });
+  }, nodesOnly());
   EXPECT_TRUE(r.minimal);
   EXPECT_EQ(printGraph(r.reduced.graph), R"(graph {
   %0 = input f32[2,3]
@@ -105,7 +112,7 @@ TEST(Reduce, KeepsAPairThatOnlyFailsTogether) {
 
 TEST(Reduce, AKnownCulpritCostsOneTry) {
   const Graph g = parseGraph(kChain);
-  ReduceOptions options;
+  ReduceOptions options = nodesOnly();
   options.suspects = {"Softmax", "Neg"};  // Softmax is not in the model: no try spent on it
   const Reduction r = reduceCase(g, chainInputs(), [](const SubCase& sub) { return hasOp(sub.graph, "Neg"); }, options);
   EXPECT_EQ(r.tries, 1u);
@@ -137,7 +144,7 @@ TEST(Reduce, TheFocusedOutputsConeIsTriedFirst) {
 
 TEST(Reduce, StopsAtItsBudget) {
   const Graph g = parseGraph(kChain);
-  ReduceOptions options;
+  ReduceOptions options = nodesOnly();
   options.maxTries = 1;
   size_t calls = 0;
   const Reduction r = reduceCase(g, chainInputs(), [&](const SubCase& sub) {
@@ -146,6 +153,25 @@ TEST(Reduce, StopsAtItsBudget) {
   }, options);
   EXPECT_EQ(calls, 1u);
   EXPECT_FALSE(r.minimal);
+}
+
+TEST(Reduce, ThePassesAfterNodeDroppingShrinkWhatIsLeft) {
+  const Graph g = parseGraph(kChain);
+  const Reduction r = reduceCase(g, chainInputs(), [&](const SubCase& sub) {
+    expectSelfContained(sub);
+    return hasOp(sub.graph, "Exp") && !sub.graph.inputs().empty();  // a bug that needs a runtime input
+  });
+  EXPECT_TRUE(r.minimal);
+  EXPECT_GT(r.passTries, 0u);
+  EXPECT_TRUE(r.passesFinished);
+  EXPECT_EQ(printGraph(r.reduced.graph), R"(graph {
+  %0 = input f32[]
+  %1 = Exp(%0) : f32[]
+  return %1
+}
+)");
+  ASSERT_EQ(r.reduced.inputs.size(), 1u);
+  EXPECT_EQ(r.reduced.inputs[0].data, std::vector<double>{0.0});
 }
 
 TEST(Reduce, NothingSmallerFailsLeavesTheCaseWhole) {

@@ -56,7 +56,7 @@ std::string Signature::bundleName() const {
 nlohmann::json Signature::toJson() const {
   return {{"backend", backend}, {"mode", mode},       {"against", against},     {"phase", phase},
           {"class", verdict},   {"symptom", symptom}, {"error_type", errorType}, {"message", message},
-          {"frames", frames},   {"op_types", opTypes}, {"outputs", outputs}};
+          {"frames", frames},   {"op_types", opTypes}, {"outputs", outputs}, {"modes", modes}};
 }
 
 Signature Signature::fromJson(const nlohmann::json& j) {
@@ -72,6 +72,7 @@ Signature Signature::fromJson(const nlohmann::json& j) {
   s.frames = j.at("frames").get<std::vector<std::string>>();
   s.opTypes = j.at("op_types").get<std::vector<std::string>>();
   s.outputs = j.at("outputs").get<std::vector<size_t>>();
+  s.modes = j.value("modes", std::vector<std::string>{});  // absent in stores written before folding
   return s;
 }
 

@@ -33,6 +33,9 @@ struct Signature {
   std::vector<std::string> frames;   ///< crashes: top native frames, innermost first
   std::vector<std::string> opTypes;  ///< DCF: sorted operator types of the model
   std::vector<size_t> outputs;       ///< DCF: positions of the differing outputs
+  /// Where a folded bug was seen ("opt", "noopt vs opt", ...): a property, not part of the
+  /// identity (not in canonical(), not compared by ==). See fold.h.
+  std::vector<std::string> modes;
 
   /// One "key: value" line per field, in a fixed order: what the hash is taken of.
   std::string canonical() const;
@@ -44,7 +47,8 @@ struct Signature {
   nlohmann::json toJson() const;
   /// Reads toJson()'s form; throws nlohmann::json errors on a malformed document.
   static Signature fromJson(const nlohmann::json& j);
-  bool operator==(const Signature&) const = default;
+  /// Equal identities: every field but `modes`.
+  bool operator==(const Signature& other) const { return canonical() == other.canonical(); }
 };
 
 /// The signature of a bug finding. `outcome` is the run judged (its message and stderr tail);

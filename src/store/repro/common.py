@@ -73,6 +73,45 @@ def _is_traceback_line(t):
     return all(c in "^~ " for c in t)
 
 
+def _is_error_code(s, begin, end):
+    before, after = s[:begin], s[end:]
+    if before.endswith("] : ") and after.startswith(" : "):
+        return True
+    return any(before.endswith(t) for t in ("code ", "code: ", "errno ", "errno: "))
+
+
+def _collapse_tuples(line):
+    out, n, i = [], len(line), 0
+
+    def element_at(at):
+        if line.startswith("<n>", at) and (at + 3 >= n or not _word(line[at + 3]) or line.startswith("x<n>", at + 3)):
+            return 3
+        if at < n and line[at] == "?" and (at + 1 >= n or not _word(line[at + 1])):
+            return 1
+        return 0
+
+    while i < n:
+        ln = element_at(i)
+        if ln == 0 or (i > 0 and _word(line[i - 1])):
+            out.append(line[i])
+            i += 1
+            continue
+        end, count, number = i + ln, 1, ln == 3
+        while end < n:
+            sep = end
+            while sep < n and sep - end < 3 and not element_at(sep):
+                sep += 1
+            if sep >= n or not element_at(sep) or line[end:sep] not in (",", ", ", "x", " x ", "..", "*", " "):
+                break
+            nxt = element_at(sep)
+            number = number or nxt == 3
+            end = sep + nxt
+            count += 1
+        out.append("<n>" if count > 1 or number else "?")
+        i = end
+    return "".join(out)
+
+
 def _trim(s):
     b, e = 0, len(s)
     while b < e and _space(s[b]):
@@ -138,6 +177,10 @@ def normalize_line(s):
                         k = e
                         while k < n and _digit(s[k]):
                             k += 1
+                if k == j and _is_error_code(s, i, j):
+                    out.append(w)
+                    i = j
+                    continue
                 out.append("<n>")
                 while k < n and _word(s[k]):
                     if _digit(s[k]):
@@ -154,7 +197,7 @@ def normalize_line(s):
             continue
         out.append(c)
         i += 1
-    return _trim("".join(out))
+    return _trim(_collapse_tuples("".join(out)))
 
 
 def normalize_message(message):
@@ -163,7 +206,11 @@ def normalize_message(message):
         message = message.encode("utf-8", "replace")
     text = message.decode("latin-1")
     lines = [_trim(l) for l in text.split("\n")]
-    lines = [l for l in lines if not _is_traceback_line(l)]
+    kept = []
+    for l in lines:
+        if not _is_traceback_line(l) and l not in kept:
+            kept.append(l)
+    lines = kept
     if len(lines) > 4:
         lines = [lines[0], lines[1], lines[2], lines[-1]]
     out = ""

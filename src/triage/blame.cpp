@@ -1,0 +1,167 @@
+// blame.cpp - first-divergence blame and the culprit's experiments (see blame.h).
+#include "triage/blame.h"
+
+#include <algorithm>
+#include <set>
+
+#include "interp/interpreter.h"
+#include "ops/registry.h"
+#include "triage/reduce_variant.h"
+
+namespace nnfuzz {
+
+namespace {
+
+// True when some output of the SUT's run disagrees with the case's expectation.
+bool wrong(const std::optional<std::vector<Tensor>>& got, const SubCase& c, const Agrees& agrees) {
+  if (!got || got->size() != c.expected.size()) return false;
+  for (size_t k = 0; k < got->size(); ++k)
+    if (!agrees((*got)[k], c.expected[k])) return true;
+  return false;
+}
+
+// A switch: an int attribute whose schema domain is {0, 1} (keepdims, transA, ceil_mode).
+bool isSwitch(const std::string& op, const std::string& name) {
+  const OpSpec* spec = findOp(op);
+  if (!spec) return false;
+  for (const AttrSpec& a : spec->attrs)
+    if (a.name == name) return a.kind == AttrKind::Int && a.lo == 0 && a.hi == 1;
+  return false;
+}
+
+std::string attrShown(const std::string& op, const std::string& name, const AttrValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return name + "=" + *s;
+  if (const auto* i = std::get_if<int64_t>(&value); i && isSwitch(op, name)) return name + "=" + std::to_string(*i);
+  return name;
+}
+
+std::vector<std::string> dtypesOf(const Graph& g, const Node& n) {
+  std::vector<std::string> out;
+  for (ValueId v : n.inputs) out.push_back(v == kNoValue ? "-" : std::string(dtypeName(g.value(v).type.dtype)));
+  return out;
+}
+
+// The culprit with everything it has (its context may matter: no experiments possible).
+Culprit whole(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  Culprit c{n.op, dtypesOf(g, n), {}, false};
+  for (const auto& [name, value] : n.attrs) c.attrs.push_back(attrShown(n.op, name, value));
+  return c;
+}
+
+// Experiments on the culprit alone (see blame.h); returns `fallback` when alone it passes.
+Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, const SutRun& run,
+                const Agrees& agrees, size_t& runs, Culprit fallback) {
+  const SubCase alone = extractSubCase(g, values, {id});
+  ++runs;
+  if (!wrong(run(alone), alone, agrees)) return fallback;
+  // Whether the bug survives a change; nullopt when the change makes no valid case (a required
+  // attribute, an operator without f32): then it cannot be told apart, and stays in the name.
+  auto stillWrong = [&](SubCase variant) -> std::optional<bool> {
+    auto settled = settleVariant(std::move(variant));
+    if (!settled) return std::nullopt;
+    ++runs;
+    return wrong(run(settled->sub), settled->sub, agrees);
+  };
+  auto matters = [&](SubCase variant) { return !stillWrong(std::move(variant)).value_or(false); };
+  const NodeId node = alone.graph.nodes().front();
+  const Node& n = alone.graph.node(node);
+  Culprit c{n.op, {}, {}, true};
+  for (const auto& [name, value] : n.attrs) {
+    SubCase variant = alone;
+    variant.graph.node(node).attrs.erase(name);
+    if (matters(std::move(variant))) c.attrs.push_back(attrShown(n.op, name, value));
+  }
+  SubCase f32 = alone;
+  bool narrowed = false;
+  for (ValueId v : dataParams(f32.graph)) {
+    if (f32.graph.value(v).type.dtype == DType::Float32) continue;
+    if (!isFloat(f32.graph.value(v).type.dtype) && !isInteger(f32.graph.value(v).type.dtype)) continue;
+    setParam(f32, v, castTensor(paramData(f32, v), DType::Float32));
+    narrowed = true;
+  }
+  if (narrowed && matters(std::move(f32))) c.dtypes = dtypesOf(alone.graph, n);
+  return c;
+}
+
+}  // namespace
+
+std::string Culprit::text() const {
+  std::string s = op;
+  if (!dtypes.empty()) {
+    s += "(";
+    for (size_t i = 0; i < dtypes.size(); ++i) s += (i ? "," : "") + dtypes[i];
+    s += ")";
+  }
+  if (!attrs.empty()) {
+    s += "{";
+    for (size_t i = 0; i < attrs.size(); ++i) s += (i ? "," : "") + attrs[i];
+    s += "}";
+  }
+  return s;
+}
+
+std::string Culprit::identity() const {
+  Culprit named = *this;
+  named.attrs.clear();
+  return named.text();
+}
+
+Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agrees& agrees, bool wholeFails) {
+  Blame blame;
+  const Graph& g = failing.graph;
+  const std::vector<Tensor> values = runGraphAll(g, failing.inputs);
+  const std::vector<NodeId> nodes = g.nodes();
+  std::optional<NodeId> culprit;
+  if (!wholeFails) {
+    // Every result exposed: the original outputs first, so "the bug is still there" is easy to see.
+    SubCase exposed = failing;
+    std::set<ValueId> shown(g.outputs().begin(), g.outputs().end());
+    for (NodeId id : nodes)
+      for (ValueId v : g.node(id).outputs)
+        if (shown.insert(v).second) {
+          exposed.graph.addOutput(v);
+          exposed.expected.push_back(values[v]);
+        }
+    ++blame.runs;
+    const auto got = run(exposed);
+    SubCase original = failing;
+    std::optional<std::vector<Tensor>> head;
+    if (got) head = std::vector<Tensor>(got->begin(), got->begin() + static_cast<std::ptrdiff_t>(g.outputs().size()));
+    if (got && got->size() == exposed.expected.size() && wrong(head, original, agrees)) {
+      std::vector<bool> right(g.valueCapacity(), true);
+      for (size_t k = 0; k < exposed.graph.outputs().size(); ++k)
+        right[exposed.graph.outputs()[k]] = agrees((*got)[k], exposed.expected[k]);
+      for (NodeId id : nodes) {
+        const Node& n = g.node(id);
+        const bool inputsRight =
+            std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return v == kNoValue || right[v]; });
+        const bool outputWrong = std::any_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) { return !right[v]; });
+        if (inputsRight && outputWrong) {
+          culprit = id;
+          blame.how = "exposed";
+          break;
+        }
+      }
+    }
+  }
+  // Prefixes, each ending at one more operator: the first that comes out wrong ends at the culprit.
+  // The whole case is not one of them: it is known to fail, and a failure that only the whole
+  // shows (two operators fused) has no single culprit.
+  for (size_t i = 0; !culprit && i + 1 < nodes.size(); ++i) {
+    const SubCase prefix = extractSubCase(g, values, std::vector<NodeId>(nodes.begin(), nodes.begin() + i + 1));
+    ++blame.runs;
+    if (wrong(run(prefix), prefix, agrees)) {
+      culprit = nodes[i];
+      blame.how = "prefixes";
+    }
+  }
+  if (!culprit) {
+    blame.how = "no intermediate value is wrong";
+    return blame;
+  }
+  blame.culprit = isolate(g, values, *culprit, run, agrees, blame.runs, whole(g, *culprit));
+  return blame;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,111 @@
+// blame_test.cpp - first-divergence blame with stand-in SUTs made from the reference: each
+// computes one operator wrongly (by swapping in another operator), so the culprit is known.
+#include "triage/blame.h"
+
+#include <gtest/gtest.h>
+
+#include "interp/interpreter.h"
+
+namespace nnfuzz {
+namespace {
+
+// A SUT that runs `op` as `as` whenever `buggy` says so, and fails on any operator in `rejects`.
+SutRun fakeSut(std::string op, std::string as, std::function<bool(const Graph&, const Node&)> buggy = {},
+               std::string rejects = "") {
+  return [=](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    Graph g = c.graph;
+    for (NodeId id : g.nodes()) {
+      if (g.node(id).op == rejects) return std::nullopt;
+      if (g.node(id).op == op && (!buggy || buggy(g, g.node(id)))) g.node(id).op = as;
+    }
+    return runGraph(g, c.inputs);
+  };
+}
+
+bool same(const Tensor& a, const Tensor& b) { return a == b; }
+
+SubCase caseOf(const char* text, std::vector<Tensor> inputs) {
+  SubCase c;
+  c.graph = parseGraph(text);
+  c.inputs = std::move(inputs);
+  c.expected = runGraph(c.graph, c.inputs);
+  return c;
+}
+
+const char* kChain = R"(graph {
+  %0 = input f32[3]
+  %1 = Abs(%0) : f32[3]
+  %2 = Neg(%1) : f32[3]
+  %3 = Exp(%2) : f32[3]
+  return %3
+}
+)";
+
+std::vector<Tensor> chainInputs() { return {Tensor({DType::Float32, {3}}, {-1, 0.5, 2})}; }
+
+TEST(Blame, TheFirstWrongOperatorWithRightInputsIsTheCulprit) {
+  const Blame b = blameFirstDivergence(caseOf(kChain, chainInputs()), fakeSut("Neg", "Abs"), same);
+  ASSERT_TRUE(b.culprit);
+  EXPECT_EQ(b.how, "exposed");
+  EXPECT_TRUE(b.culprit->isolated);
+  EXPECT_EQ(b.culprit->text(), "Neg");  // no attributes; f32 already, so no dtype experiment
+  EXPECT_EQ(b.runs, 2u);                // the exposed case, then Neg alone
+}
+
+TEST(Blame, OnlyTheAttributesAndDtypesThatMatterNameTheCulprit) {
+  // Wrong only while alpha is set: LeakyRelu{alpha}, whatever the dtype.
+  const SubCase leaky = caseOf(R"(graph {
+  %0 = input f64[2]
+  %1 = LeakyRelu(%0) {alpha=0.5} : f64[2]
+  %2 = Softmax(%1) {axis=0} : f64[2]
+  return %2
+}
+)", {Tensor({DType::Float64, {2}}, {-1, 2})});
+  const auto withAlpha = [](const Graph&, const Node& n) { return n.attrs.has("alpha"); };
+  const Blame a = blameFirstDivergence(leaky, fakeSut("LeakyRelu", "Relu", withAlpha), same);
+  ASSERT_TRUE(a.culprit);
+  EXPECT_EQ(a.culprit->text(), "LeakyRelu{alpha}");
+  // Wrong only on integers: the dtypes stay in the name.
+  const SubCase div = caseOf(R"(graph {
+  %0 = input i32[2]
+  %1 = weight i32[2] [2, 3]
+  %2 = Div(%0, %1) : i32[2]
+  return %2
+}
+)", {Tensor({DType::Int32, {2}}, {7, -7})});
+  const auto onInts = [](const Graph& g, const Node& n) { return isInteger(g.value(n.inputs[0]).type.dtype); };
+  const Blame d = blameFirstDivergence(div, fakeSut("Div", "Sub", onInts), same);
+  ASSERT_TRUE(d.culprit);
+  EXPECT_EQ(d.culprit->text(), "Div(i32,i32)");
+}
+
+TEST(Blame, AnErrorDownstreamOfAWrongValueIsBlamedOnThatValue) {
+  // The whole model fails to compile (the SUT rejects Exp), but its prefix computes Neg wrong.
+  const Blame b = blameFirstDivergence(caseOf(kChain, chainInputs()), fakeSut("Neg", "Abs", {}, "Exp"), same,
+                                       /*wholeFails=*/true);
+  ASSERT_TRUE(b.culprit);
+  EXPECT_EQ(b.how, "prefixes");
+  EXPECT_EQ(b.culprit->op, "Neg");
+}
+
+TEST(Blame, WhenExposingValuesHidesTheBugTheReducerResultStands) {
+  // Neg is wrong only when fused into Exp, i.e. when its result is not a graph output.
+  const SutRun fused = [](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    Graph g = c.graph;
+    for (NodeId id : g.nodes()) {
+      if (g.node(id).op != "Neg") continue;
+      const ValueId out = g.node(id).outputs[0];
+      const bool exposed = std::find(g.outputs().begin(), g.outputs().end(), out) != g.outputs().end();
+      if (!exposed) g.node(id).op = "Abs";
+    }
+    return runGraph(g, c.inputs);
+  };
+  const SubCase c = caseOf(kChain, chainInputs());
+  ASSERT_NE(fused(c)->front(), c.expected.front());  // the case does fail
+  const Blame b = blameFirstDivergence(c, fused, same);
+  EXPECT_FALSE(b.culprit);
+  EXPECT_EQ(b.how, "no intermediate value is wrong");
+}
+
+}  // namespace
+}  // namespace nnfuzz

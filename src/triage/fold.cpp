@@ -1,0 +1,51 @@
+// fold.cpp - the folding rules (see fold.h).
+#include "triage/fold.h"
+
+#include <algorithm>
+
+namespace nnfuzz {
+
+Signature culpritSignature(const Signature& dcf, const Culprit& culprit) {
+  Signature s = dcf;
+  s.verdict = "dcf";
+  s.phase = "run";
+  s.symptom = "wrong";
+  s.errorType.clear();
+  s.message.clear();
+  s.frames.clear();
+  s.opTypes = {culprit.identity()};
+  s.outputs.clear();
+  return s;
+}
+
+Signature foldDownstream(const Signature& error, const std::optional<Culprit>& wrongValue) {
+  if (!wrongValue || (error.verdict != "mcf" && error.verdict != "if")) return error;
+  return culpritSignature(error, *wrongValue);
+}
+
+Signature foldModes(const Signature& s) {
+  Signature f = s;
+  if (s.mode != kAnyMode) {
+    const std::string seen = s.mode + (s.against.empty() || s.against == "reference" ? "" : " vs " + s.against);
+    if (std::find(f.modes.begin(), f.modes.end(), seen) == f.modes.end()) f.modes.push_back(seen);
+  }
+  f.mode = kAnyMode;
+  f.against = "reference";
+  return f;
+}
+
+std::vector<Signature> mergeFolded(const std::vector<Signature>& signatures) {
+  std::vector<Signature> out;
+  for (const Signature& s : signatures) {
+    auto same = std::find(out.begin(), out.end(), s);  // operator== ignores `modes`
+    if (same == out.end()) {
+      out.push_back(s);
+      continue;
+    }
+    for (const auto& m : s.modes)
+      if (std::find(same->modes.begin(), same->modes.end(), m) == same->modes.end()) same->modes.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,37 @@
+// fold.h - folding rules: when findings with different signatures are one bug. Pure functions
+// over signatures and blame results; the campaign glue applies them before recording.
+//
+//  - Culprit: a wrong result (DCF) is named by the first operator that goes wrong (blame.h),
+//    not by every operator of its reduced model, nor by how its first bad output differs.
+//  - Downstream: an MCF or IF whose reduced model holds a value the SUT computes wrong (its
+//    shape or contents) is the bug of that wrong value: its signature becomes the culprit's DCF.
+//  - Modes and oracles: the same culprit or the same error against the reference and against
+//    noopt, or in several modes, is one bug; the modes seen are a property (Signature::modes),
+//    and the signature's mode reads "any".
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "triage/blame.h"
+#include "triage/signature.h"
+
+namespace nnfuzz {
+
+/// The mode a folded signature names: the bug is the same in whichever mode shows it.
+inline constexpr const char* kAnyMode = "any";
+
+/// A DCF signature named by its culprit: operators and outputs give way to culprit.identity().
+Signature culpritSignature(const Signature& dcf, const Culprit& culprit);
+
+/// An MCF or IF signature folded into the wrong value its model holds (nullopt: unchanged).
+Signature foldDownstream(const Signature& error, const std::optional<Culprit>& wrongValue);
+
+/// The signature with mode and comparison folded: mode "any", against "reference", and the
+/// mode it was seen in (as "<mode>" or "<mode> vs <against>") added to `modes`.
+Signature foldModes(const Signature& s);
+
+/// Folds equal signatures of one list into one each, merging their `modes`; first-seen order.
+std::vector<Signature> mergeFolded(const std::vector<Signature>& signatures);
+
+}  // namespace nnfuzz

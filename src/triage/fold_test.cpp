@@ -1,0 +1,73 @@
+// fold_test.cpp - the folding rules: culprit naming, downstream folding, mode and oracle folding.
+#include "triage/fold.h"
+
+#include <gtest/gtest.h>
+
+namespace nnfuzz {
+namespace {
+
+Signature dcf(const std::string& mode, const std::string& against, std::vector<std::string> ops) {
+  Signature s;
+  s.backend = "openvino";
+  s.mode = mode;
+  s.against = against;
+  s.phase = "run";
+  s.verdict = "dcf";
+  s.symptom = "values";
+  s.opTypes = std::move(ops);
+  s.outputs = {0};
+  return s;
+}
+
+TEST(Fold, OneCulpritWhateverItsProducersAndModes) {
+  const Culprit prelu{"PRelu", {}, {}, true};
+  // OpenVINO's PRelu bug reduced with five different slope producers, against the reference and
+  // against noopt: one bug, seen in two comparisons.
+  std::vector<Signature> found;
+  for (const char* producer : {"Softsign", "Round", "Mod"}) {
+    found.push_back(foldModes(culpritSignature(dcf("noopt", "reference", {"PRelu", producer}), prelu)));
+    found.push_back(foldModes(culpritSignature(dcf("opt", "noopt", {"PRelu", producer}), prelu)));
+  }
+  const auto bugs = mergeFolded(found);
+  ASSERT_EQ(bugs.size(), 1u);
+  EXPECT_EQ(bugs[0].mode, kAnyMode);
+  EXPECT_EQ(bugs[0].opTypes, std::vector<std::string>{"PRelu"});
+  EXPECT_EQ(bugs[0].modes, (std::vector<std::string>{"noopt", "opt vs noopt"}));
+  // Modes are a property: they do not change the bug's name.
+  EXPECT_EQ(bugs[0].hash(), found[0].hash());
+}
+
+TEST(Fold, CulpritsApartByOperatorAndDtypesNotByAttributes) {
+  const auto named = [](const Culprit& c) { return foldModes(culpritSignature(dcf("all", "reference", {c.op}), c)); };
+  const Signature lrn = named({"LRN", {}, {"bias"}, true});
+  const Signature lrnToo = named({"LRN", {}, {"bias", "size"}, true});  // size mattered on a smaller case
+  const Signature divInt8 = named({"Div", {"i8", "i8"}, {}, true});
+  const Signature divInt32 = named({"Div", {"i32", "i32"}, {}, true});
+  EXPECT_EQ(mergeFolded({lrn, lrnToo, divInt8, divInt32, lrn}).size(), 3u);
+  EXPECT_EQ(lrn.opTypes, std::vector<std::string>{"LRN"});
+}
+
+TEST(Fold, AnErrorOverAWrongValueIsThatValuesBug) {
+  Signature mcf;
+  mcf.backend = "tvm";
+  mcf.mode = "opt";
+  mcf.against = "reference";
+  mcf.phase = "prepare";
+  mcf.verdict = "mcf";
+  mcf.symptom = "error";
+  mcf.errorType = "ValueError";
+  mcf.message = "shapes are not broadcastable";
+  const Culprit convT{"ConvTranspose", {}, {"output_shape"}, true};
+  const Signature folded = foldModes(foldDownstream(mcf, convT));
+  Signature wrongShape = dcf("all", "reference", {"ConvTranspose"});
+  wrongShape.backend = "tvm";
+  wrongShape.symptom = "shape";
+  const Signature direct = foldModes(culpritSignature(wrongShape, convT));
+  EXPECT_EQ(folded.verdict, "dcf");
+  EXPECT_EQ(folded.message, "");
+  EXPECT_EQ(folded.hash(), direct.hash());
+  EXPECT_EQ(foldDownstream(mcf, std::nullopt), mcf);  // no wrong value: the error stands
+}
+
+}  // namespace
+}  // namespace nnfuzz
