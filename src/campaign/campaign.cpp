@@ -301,14 +301,17 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   fs::remove_all(s.scratch, ec);
   if (o.liveProgress) fmt::print("\n");
   print(progressLine(tally, seconds, coverage));
+  // The summary reads the store only, so it is printed even when writing fails (a full disk).
+  try {
+    print(summaryText(store, tally, coverage, seconds, o.out));
+  } catch (const std::exception& e) {
+    s.fail(e.what());
+  }
   try {
     if (!s.failed) saveSearchState(s, true);
-    {
-      std::lock_guard lock(tally.mu);
-      store.recordStats({seconds, tally.tests, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0,
-                         static_cast<int64_t>(store.bugs().size()), tally.perSut});
-    }
-    print(summaryText(store, tally, coverage, seconds, o.out));
+    std::lock_guard lock(tally.mu);
+    store.recordStats({seconds, tally.tests, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0,
+                       static_cast<int64_t>(store.bugs().size()), tally.perSut});
   } catch (const std::exception& e) {
     s.fail(e.what());
   }
