@@ -104,7 +104,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   // are kept; -n counts kept cases and skipped indices leave gaps in the case names.
   std::optional<search::KeepIfNew> keep;
   if (o.keepIfNew)
-    keep.emplace(search::CoverageTracker(search::defaultCorpus(), {search::MetricSets::Luo, {}}), o.count,
+    keep.emplace(search::CoverageTracker(defaultCorpus(), {search::MetricSets::Luo, {}}), o.count,
                  kKeepPatience);
   const int64_t candidates = keep ? std::numeric_limits<int64_t>::max() - o.first : o.count;
 
