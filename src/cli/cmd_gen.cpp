@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <fmt/core.h>
@@ -42,7 +43,44 @@ struct GenOptions {
   bool force = false;
   bool onnxCheck = false;
   bool keepIfNew = false;
+  std::string graphModel;
+  std::string blocks;     // N, N-M or a corpus file
+  std::string mutations;  // r,r,...
 };
+
+/// Applies the graph generator's flags: --blocks takes a node count ("10", "5-15") or,
+/// when it is not one, a block corpus file.
+void applyGraphFlags(const GenOptions& o, CLI::App& cmd, GenConfig& config) {
+  if (cmd.count("--graph-model")) config.graph.model = o.graphModel;
+  if (cmd.count("--blocks")) {
+    int lo = 0, hi = 0;
+    char dash = 0, extra = 0;
+    const int fields = std::sscanf(o.blocks.c_str(), "%d%c%d%c", &lo, &dash, &hi, &extra);
+    if (fields == 1) {
+      config.graph.minBlocks = config.graph.maxBlocks = lo;
+    } else if (fields == 3 && dash == '-') {
+      config.graph.minBlocks = lo;
+      config.graph.maxBlocks = hi;
+    } else {
+      config.graph = applyGraphJson(std::move(config.graph), nlohmann::json{{"blocks_file", o.blocks}});
+    }
+  }
+  if (cmd.count("--mutations")) {
+    nlohmann::json rates = nlohmann::json::array();
+    std::stringstream in(o.mutations);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+      try {
+        size_t used = 0;
+        rates.push_back(std::stod(part, &used));
+        if (used != part.size()) throw std::invalid_argument(part);
+      } catch (const std::exception&) {
+        throw Error("--mutations expects rates such as 0,0.1,0.2, got '" + o.mutations + "'");
+      }
+    }
+    config.graph = applyGraphJson(std::move(config.graph), nlohmann::json{{"mutations", {{"r", rates}}}});
+  }
+}
 
 // --keep-if-new-coverage stops once this many candidates in a row added no coverage.
 constexpr int64_t kKeepPatience = 10000;
@@ -63,6 +101,7 @@ nlohmann::json caseMeta(const GenConfig& config, const std::string& hash, uint64
   meta["requested_ops"] = c.requestedOps;
   meta["attempts"] = c.attempts;
   meta["flags"] = {{"non_finite", c.nonFinite}};
+  if (!c.meta.is_null()) meta["graph"] = c.meta;
   meta["replay"] = fmt::format("nnfuzz gen --config config.json --seed {} --first {} -n 1 -o DIR", config.seed, index);
   return meta;
 }
@@ -89,6 +128,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   if (cmd.count("--seed")) config.seed = o.seed;
   if (cmd.count("--min-ops")) config.minOps = o.minOps;
   if (cmd.count("--max-ops")) config.maxOps = o.maxOps;
+  applyGraphFlags(o, cmd, config);
   validateConfig(config);
   if (o.count < 0) throw Error("-n must be >= 0");
   if (o.first < 0) throw Error("--first must be >= 0");
@@ -169,7 +209,13 @@ void addGenCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("gen", "Generate test cases (model.onnx + test_data_set_0 + meta.json per case)");
   cmd->add_option("--config", opts->configPath, "JSON config file (see README); flags below override it")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop (default isra)");
+  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop | graph (default isra)");
+  cmd->add_option("--graph-model", opts->graphModel, "graph generator: ws | rn | both (default both)");
+  cmd->add_option("--blocks", opts->blocks,
+                  "graph generator: blocks per model (N or N-M, default 5-15), or a block corpus file "
+                  "(default: the built-in config/blocks.json)");
+  cmd->add_option("--mutations", opts->mutations,
+                  "graph generator: mutation rates r drawn per model, e.g. 0,0.1,0.2 (0 alone: no mutations)");
   cmd->add_option("-n,--count", opts->count, "number of cases")->capture_default_str();
   cmd->add_option("--first", opts->first, "index of the first case (to replay case K: --first K -n 1)")
       ->capture_default_str();
