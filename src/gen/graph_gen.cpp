@@ -2,6 +2,7 @@
 #include "gen/graph_gen.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "gen/block_place.h"
@@ -133,10 +134,20 @@ class GraphModelMaker {
       if (pool.empty())
         for (int i : preferred_) consider(i, false);
     }
-    const int size = static_cast<int>(corpus_.blocks().size());
-    for (bool variadic : {false, true})
-      if (pool.empty())
-        for (int i = 0; i < size; ++i) consider(i, variadic);
+    if (pool.empty()) {
+      // The whole corpus's candidates for d, worked out once per model.
+      auto& [cachedPool, cachedWeights] = candidates_[d];
+      if (cachedPool.empty()) {
+        const int size = static_cast<int>(corpus_.blocks().size());
+        for (bool variadic : {false, true})
+          if (pool.empty())
+            for (int i = 0; i < size; ++i) consider(i, variadic);
+        cachedPool = pool;
+        cachedWeights = weights;
+      }
+      pool = cachedPool;
+      weights = cachedWeights;
+    }
     if (pool.empty()) return -1;
     return pool[rng_.weighted(weights)];
   }
@@ -234,6 +245,7 @@ class GraphModelMaker {
   EvalBuilder builder_;
   std::unordered_map<std::string_view, double> opWeight_;
   std::vector<NodeId> memberNodes_;
+  std::map<int, std::pair<std::vector<int>, std::vector<double>>> candidates_;  ///< by in-degree
 };
 
 class GraphGen : public Generator {
