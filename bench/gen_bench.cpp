@@ -12,15 +12,13 @@
 namespace nnfuzz {
 namespace {
 
-void generateVerifySerialise(benchmark::State& state, const std::string& generator) {
-  GenConfig c = defaultConfig();
-  c.generator = generator;
-  c.minOps = c.maxOps = static_cast<int>(state.range(0));
-  validateConfig(c);
+/// Times make(index) + verify + serialise per iteration.
+template <typename Make>
+void verifySerialise(benchmark::State& state, Make make) {
   uint64_t index = 0;
   size_t bytes = 0, nodes = 0;
   for (auto _ : state) {
-    GeneratedCase k = generateCase(c, index++);
+    GeneratedCase k = make(index++);
     if (verifyGraph(k.graph)) state.SkipWithError("invalid model");
     const std::string model = serializeModel(exportModel(k.graph));
     bytes += model.size();
@@ -29,6 +27,14 @@ void generateVerifySerialise(benchmark::State& state, const std::string& generat
   }
   state.counters["ops/model"] = static_cast<double>(nodes) / static_cast<double>(index);
   state.counters["bytes/model"] = static_cast<double>(bytes) / static_cast<double>(index);
+}
+
+void generateVerifySerialise(benchmark::State& state, const std::string& generator) {
+  GenConfig c = defaultConfig();
+  c.generator = generator;
+  c.minOps = c.maxOps = static_cast<int>(state.range(0));
+  validateConfig(c);
+  verifySerialise(state, [&](uint64_t index) { return generateCase(c, index); });
 }
 
 void BM_Isra(benchmark::State& state) { generateVerifySerialise(state, "isra"); }
@@ -40,19 +46,10 @@ void BM_Graph(benchmark::State& state) {
   c.graph.minBlocks = c.graph.maxBlocks = static_cast<int>(state.range(0));
   validateConfig(c);
   const BlockCorpus& corpus = graphCorpus(c);
-  uint64_t index = 0;
-  size_t bytes = 0, nodes = 0;
-  for (auto _ : state) {
-    Rng rng(caseSeed(c.seed, index++));
-    GeneratedCase k = generateGraphModel(c, corpus, {}, rng);
-    if (verifyGraph(k.graph)) state.SkipWithError("invalid model");
-    const std::string model = serializeModel(exportModel(k.graph));
-    bytes += model.size();
-    nodes += k.graph.numNodes();
-    benchmark::DoNotOptimize(model.data());
-  }
-  state.counters["ops/model"] = static_cast<double>(nodes) / static_cast<double>(index);
-  state.counters["bytes/model"] = static_cast<double>(bytes) / static_cast<double>(index);
+  verifySerialise(state, [&](uint64_t index) {
+    Rng rng(caseSeed(c.seed, index));
+    return generateGraphModel(c, corpus, {}, rng);
+  });
 }
 
 BENCHMARK(BM_Graph)->Arg(5)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);

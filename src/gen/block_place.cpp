@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "gen/align.h"
+#include "gen/model_mutations.h"
 #include "gen/padding.h"
 #include "interp/interpreter.h"
 #include "interp/values.h"
@@ -82,26 +83,7 @@ class MemberSource : public OperandSource {
     OpDraft redraw = draft;
     redraw.attrs = Attributes();
     spec.sampleAttrs(redraw);
-    std::vector<std::string> names;
-    for (const auto& [name, _] : draft.attrs)
-      if (!member_.attrs.has(name)) names.push_back(name);
-    for (const auto& [name, _] : redraw.attrs)
-      if (!draft.attrs.has(name) && !member_.attrs.has(name)) names.push_back(name);
-    if (names.empty()) return;
-    const std::string name = rng_.pick(names);
-    auto text = [&](const Attributes& a) {
-      for (const auto& [n, v] : a)
-        if (n == name) return attrText(v);
-      return std::string("default");
-    };
-    mutation_ = {{"op", std::string(spec.name)}, {"attr", name}, {"from", text(draft.attrs)}, {"to", text(redraw.attrs)}};
-    bool found = false;
-    for (const auto& [n, v] : redraw.attrs)
-      if (n == name) {
-        draft.attrs.set(name, v);
-        found = true;
-      }
-    if (!found) draft.attrs.erase(name);
+    mutation_ = redrawOneAttribute(spec.name, draft.attrs, redraw.attrs, member_.attrs, rng_);
   }
 
   EvalBuilder& builder_;

@@ -32,7 +32,7 @@ std::optional<json> mutateInputShape(Graph& g, const Limits& limits, Rng& rng) {
   return json{{"kind", "tensor_shape"}, {"from", toString(before)}, {"to", toString(type)}};
 }
 
-std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) {
+std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) {  // the seed's PM
   std::vector<NodeId> candidates;
   for (NodeId id : g.nodes()) {
     const OpSpec* spec = findOp(g.node(id).op);
@@ -48,26 +48,8 @@ std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) {
   draft.limits = &limits;
   draft.rng = &rng;
   spec.sampleAttrs(draft);
-  std::vector<std::string> names;
-  for (const auto& [name, _] : node.attrs) names.push_back(name);
-  for (const auto& [name, _] : draft.attrs)
-    if (!node.attrs.has(name)) names.push_back(name);
-  if (names.empty()) return std::nullopt;
-  const std::string name = pickFrom(names, rng);
-  auto text = [&](const Attributes& a) {
-    for (const auto& [n, v] : a)
-      if (n == name) return attrText(v);
-    return std::string("default");
-  };
-  json record{{"kind", "parameter"}, {"op", node.op}, {"attr", name}, {"from", text(node.attrs)}, {"to", text(draft.attrs)}};
-  if (record["from"] == record["to"]) return std::nullopt;
-  bool found = false;
-  for (const auto& [n, v] : draft.attrs)
-    if (n == name) {
-      node.attrs.set(name, v);
-      found = true;
-    }
-  if (!found) node.attrs.erase(name);
+  json record = redrawOneAttribute(node.op, node.attrs, draft.attrs, Attributes(), rng);
+  if (record.is_null() || record["from"] == record["to"]) return std::nullopt;
   return record;
 }
 
@@ -124,6 +106,31 @@ std::optional<json> bypassNode(Graph& g, Rng& rng) {
 }
 
 }  // namespace
+
+json redrawOneAttribute(std::string_view op, Attributes& attrs, const Attributes& redrawn, const Attributes& fixed,
+                        Rng& rng) {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : attrs)
+    if (!fixed.has(name)) names.push_back(name);
+  for (const auto& [name, _] : redrawn)
+    if (!attrs.has(name) && !fixed.has(name)) names.push_back(name);
+  if (names.empty()) return nullptr;
+  const std::string name = pickFrom(names, rng);
+  auto text = [&](const Attributes& a) {
+    for (const auto& [n, v] : a)
+      if (n == name) return attrText(v);
+    return std::string("default");
+  };
+  json record{{"op", std::string(op)}, {"attr", name}, {"from", text(attrs)}, {"to", text(redrawn)}};
+  bool found = false;
+  for (const auto& [n, v] : redrawn)
+    if (n == name) {
+      attrs.set(name, v);
+      found = true;
+    }
+  if (!found) attrs.erase(name);
+  return record;
+}
 
 std::optional<std::string> reinferTypes(Graph& g) {
   for (NodeId id : g.nodes()) {

@@ -22,6 +22,13 @@
 
 namespace nnfuzz {
 
+/// The parameter mutation's core: one attribute (present in `attrs` or in `redrawn`, not
+/// in `fixed`) takes its value in `redrawn` (a fresh draw of the op's sampler), or its
+/// default when `redrawn` lacks it. Returns {"op", "attr", "from", "to"}, or null when no
+/// attribute can change.
+nlohmann::json redrawOneAttribute(std::string_view op, Attributes& attrs, const Attributes& redrawn,
+                                  const Attributes& fixed, Rng& rng);
+
 /// Re-infers every node's result types in order; the first node shape inference rejects.
 std::optional<std::string> reinferTypes(Graph& graph);
 
