@@ -50,6 +50,7 @@ std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) { 
   spec.sampleAttrs(draft);
   json record = redrawOneAttribute(node.op, node.attrs, draft.attrs, Attributes(), rng);
   if (record.is_null() || record["from"] == record["to"]) return std::nullopt;
+  record["kind"] = "parameter";
   return record;
 }
 
