@@ -141,7 +141,8 @@ TEST(GraphGen, EveryShippedPatternBuilds) {
 }
 
 TEST(GraphGen, RecipeMutationsKeepTheBlockValid) {
-  const BlockCorpus& corpus = graphCorpus(graphConfig(1));
+  const GenConfig c = graphConfig(1);
+  const BlockCorpus& corpus = graphCorpus(c);
   Rng rng(2);
   for (const Block& b : corpus.blocks()) {
     if (!b.recipe) continue;
