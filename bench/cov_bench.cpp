@@ -25,7 +25,7 @@ void addToTracker(benchmark::State& state, search::MetricSets metrics, bool only
   const auto graphs = models(static_cast<int>(state.range(0)), 512);
   search::TrackerOptions o;
   o.metrics = metrics;
-  search::CoverageTracker tracker(search::defaultCorpus(), o);
+  search::CoverageTracker tracker(defaultCorpus(), o);
   for (const Graph& g : graphs) tracker.add(g);  // warm: the sets hold 512 models already
   search::ModelFacts facts;
   size_t i = 0, grew = 0;
@@ -54,7 +54,7 @@ void BM_AddOnnx(benchmark::State& state) {
   const auto graphs = models(static_cast<int>(state.range(0)), 64);
   std::vector<onnx::ModelProto> protos;
   for (const Graph& g : graphs) protos.push_back(exportModel(g));
-  search::CoverageTracker tracker(search::defaultCorpus());
+  search::CoverageTracker tracker(defaultCorpus());
   search::ModelFacts facts;
   size_t i = 0;
   for (auto _ : state) {

@@ -1,24 +1,24 @@
 // gen_bench.cpp - time per valid model: generate (with reference values) + verify +
 // serialise to ONNX bytes, at fixed op counts. Isra's Python generator: ~4.3 ms per model
-// of 1-30 ops; NNSmith: ~88 ms. Target: < 0.5 ms for a 10-op model.
+// of 1-30 ops; NNSmith: ~88 ms. Target: < 0.5 ms for a 10-op model. BM_Graph: the graph
+// generator at N blocks per model (default mutations); target well under 1 ms at N = 15.
 #include <benchmark/benchmark.h>
 
 #include "gen/generator.h"
+#include "gen/graph_gen.h"
 #include "onnx/export.h"
 #include "ops/infer_node.h"
 
 namespace nnfuzz {
 namespace {
 
-void generateVerifySerialise(benchmark::State& state, const std::string& generator) {
-  GenConfig c = defaultConfig();
-  c.generator = generator;
-  c.minOps = c.maxOps = static_cast<int>(state.range(0));
-  validateConfig(c);
+/// Times make(index) + verify + serialise per iteration.
+template <typename Make>
+void verifySerialise(benchmark::State& state, Make make) {
   uint64_t index = 0;
   size_t bytes = 0, nodes = 0;
   for (auto _ : state) {
-    GeneratedCase k = generateCase(c, index++);
+    GeneratedCase k = make(index++);
     if (verifyGraph(k.graph)) state.SkipWithError("invalid model");
     const std::string model = serializeModel(exportModel(k.graph));
     bytes += model.size();
@@ -29,9 +29,30 @@ void generateVerifySerialise(benchmark::State& state, const std::string& generat
   state.counters["bytes/model"] = static_cast<double>(bytes) / static_cast<double>(index);
 }
 
+void generateVerifySerialise(benchmark::State& state, const std::string& generator) {
+  GenConfig c = defaultConfig();
+  c.generator = generator;
+  c.minOps = c.maxOps = static_cast<int>(state.range(0));
+  validateConfig(c);
+  verifySerialise(state, [&](uint64_t index) { return generateCase(c, index); });
+}
+
 void BM_Isra(benchmark::State& state) { generateVerifySerialise(state, "isra"); }
 void BM_Randoop(benchmark::State& state) { generateVerifySerialise(state, "randoop"); }
 
+void BM_Graph(benchmark::State& state) {
+  GenConfig c = defaultConfig();
+  c.generator = "graph";
+  c.graph.minBlocks = c.graph.maxBlocks = static_cast<int>(state.range(0));
+  validateConfig(c);
+  const BlockCorpus& corpus = graphCorpus(c);
+  verifySerialise(state, [&](uint64_t index) {
+    Rng rng(caseSeed(c.seed, index));
+    return generateGraphModel(c, corpus, {}, rng);
+  });
+}
+
+BENCHMARK(BM_Graph)->Arg(5)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Isra)->Arg(5)->Arg(10)->Arg(30)->Arg(100)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Randoop)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 

@@ -11,7 +11,7 @@ namespace nnfuzz {
 namespace {
 
 void BM_MctsStep(benchmark::State& state) {
-  const search::BlockCorpus corpus = search::defaultCorpus();
+  const BlockCorpus corpus = defaultCorpus();
   search::CoverageTracker tracker(corpus, {search::MetricSets::Luo, {}});
   GenConfig config = defaultConfig();
   config.maxOps = 15;

@@ -14,6 +14,7 @@
 #include "campaign/finding_reducer.h"
 #include "campaign/sut_set.h"
 #include "campaign/test_source.h"
+#include "gen/graph_gen.h"
 #include "onnx/case_folder.h"
 #include "store/bundle.h"
 #include "store/campaign_store.h"
@@ -193,11 +194,7 @@ std::string summaryText(CampaignStore& store, Tally& tally, const CampaignCovera
 /// the command line's overrides.
 CampaignConfig effectiveConfig(const CampaignOptions& o) {
   CampaignConfig config = o.configPath.empty() ? defaultCampaignConfig() : loadCampaignConfig(o.configPath);
-  if (o.generator) config.gen.generator = *o.generator;
-  if (o.search) config.search = *o.search;
-  if (o.seed) config.gen.seed = *o.seed;
-  if (o.minOps) config.gen.minOps = *o.minOps;
-  if (o.maxOps) config.gen.maxOps = *o.maxOps;
+  config = applyCampaignJson(std::move(config), o.overrides);
   validateCampaignConfig(config);
   return config;
 }
@@ -225,9 +222,12 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   }
   removePartialBundles(o.out / "bugs");
 
-  const search::BlockCorpus corpus = o.blocksFile ? search::loadCorpusFile(*o.blocksFile) : search::defaultCorpus();
-  CampaignCoverage coverage(corpus, o.out / "corpus");
-  auto source = makeTestSource(config, corpus, coverage);
+  // The search chooses among the graph corpus's blocks (subgraph patterns included); coverage is
+  // measured over our operators, counting operands as in-degrees, unless the campaign names its
+  // own corpus file.
+  const BlockCorpus& blocks = graphCorpus(config.gen);
+  CampaignCoverage coverage(config.gen.graph.blocksFile.empty() ? defaultCorpus() : blocks, o.out / "corpus");
+  auto source = makeTestSource(config, blocks, coverage);
   size_t reloaded = 0;
   if (store.resumed()) {
     reloaded = coverage.reload();

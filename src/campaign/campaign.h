@@ -13,8 +13,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "run/worker.h"
 
@@ -24,12 +25,9 @@ struct CampaignOptions {
   std::filesystem::path out;  ///< campaign folder: campaign.db, bugs/, corpus/
   std::string backends = "onnxruntime";
   std::string backendsFile;
-  std::string configPath;                ///< JSON config (campaign_config.h); empty: the default
-  std::optional<std::string> generator;  ///< overrides the config's
-  std::optional<std::string> search;     ///< overrides the config's
-  std::optional<std::string> blocksFile; ///< block corpus for the search and coverage
-  std::optional<uint64_t> seed;
-  std::optional<int> minOps, maxOps;
+  std::string configPath;  ///< JSON config (campaign_config.h); empty: the default
+  /// Config fields set on top of the file (the command line's flags), in the file's JSON form.
+  nlohmann::json overrides = nlohmann::json::object();
   std::string policy = "allclose";
   double minutes = 2;    ///< 0: only maxTests
   int64_t maxTests = -1;

@@ -13,7 +13,7 @@ namespace nnfuzz::campaign {
 
 namespace fs = std::filesystem;
 
-CampaignCoverage::CampaignCoverage(search::BlockCorpus corpus, fs::path keptDir)
+CampaignCoverage::CampaignCoverage(BlockCorpus corpus, fs::path keptDir)
     : tracker_(std::move(corpus), {search::MetricSets::Luo, {}}), keptDir_(std::move(keptDir)) {}
 
 bool CampaignCoverage::add(int64_t index, const Graph& graph) {
@@ -56,10 +56,10 @@ size_t CampaignCoverage::reload() {
   return files.size();
 }
 
-std::vector<double> CampaignCoverage::opCoverage() const {
+std::map<std::string, double> CampaignCoverage::opCoverage() const {
   std::lock_guard lock(mu_);
-  std::vector<double> out;
-  for (const auto& row : tracker_.luo()->report().ops) out.push_back(row.olc);
+  std::map<std::string, double> out;
+  for (const auto& row : tracker_.luo()->report().ops) out[row.op] = row.olc;
   return out;
 }
 

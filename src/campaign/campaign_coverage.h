@@ -17,13 +17,13 @@ namespace nnfuzz::campaign {
 class CampaignCoverage : public CoverageView {
  public:
   /// `keptDir` is where kept models go (created on first use).
-  CampaignCoverage(search::BlockCorpus corpus, std::filesystem::path keptDir);
+  CampaignCoverage(BlockCorpus corpus, std::filesystem::path keptDir);
 
   /// Adds a test's model; when it grows coverage, writes it to the kept set. Returns whether it grew.
   bool add(int64_t index, const Graph& graph);
   /// Re-adds every model of the kept set (a resumed campaign); returns how many.
   size_t reload();
-  std::vector<double> opCoverage() const override;
+  std::map<std::string, double> opCoverage() const override;
   /// Luo's OLC(I) and Isra's SEC/DEC of everything added so far.
   struct Summary {
     double olc = 0, otc = 0, idc = 0, odc = 0, sec = 0, spc = 0;

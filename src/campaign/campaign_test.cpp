@@ -36,13 +36,13 @@ TEST(CampaignConfig, ReadsSearchKeysBesideTheGeneratorsAndRoundTrips) {
 
 class NoCoverage : public CoverageView {
  public:
-  std::vector<double> opCoverage() const override { return {}; }
+  std::map<std::string, double> opCoverage() const override { return {}; }
 };
 
 TEST(TestSource, RandomSearchIsTheGeneratorCaseByCase) {
   CampaignConfig config = defaultCampaignConfig();
   config.gen.maxOps = 6;
-  const auto corpus = search::defaultCorpus();
+  const auto corpus = defaultCorpus();
   NoCoverage none;
   auto source = makeTestSource(config, corpus, none);
   EXPECT_FALSE(source->learns());
@@ -58,7 +58,7 @@ TEST(TestSource, MctsFavoursThePathsOperatorsAndLearns) {
   CampaignConfig config = defaultCampaignConfig();
   config.search = "mcts";
   config.gen.minOps = config.gen.maxOps = 10;
-  const auto corpus = search::defaultCorpus();
+  const auto corpus = defaultCorpus();
   NoCoverage none;
   auto source = makeTestSource(config, corpus, none);
   EXPECT_TRUE(source->learns());
@@ -93,7 +93,7 @@ TEST(CampaignCoverage, KeepsOnlyModelsThatAddCoverageAndReloadsToTheSameState) {
   CampaignConfig config = defaultCampaignConfig();
   config.gen.maxOps = 8;
   int64_t kept = 0;
-  CampaignCoverage coverage(search::defaultCorpus(), dir);
+  CampaignCoverage coverage(defaultCorpus(), dir);
   for (int64_t i = 0; i < 60; ++i) kept += coverage.add(i, generateCase(config.gen, static_cast<uint64_t>(i)).graph);
   // The same model again adds nothing and is not kept.
   EXPECT_FALSE(coverage.add(60, generateCase(config.gen, 3).graph));
@@ -102,13 +102,13 @@ TEST(CampaignCoverage, KeepsOnlyModelsThatAddCoverageAndReloadsToTheSameState) {
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".ir";
   EXPECT_EQ(files, static_cast<size_t>(kept));
 
-  CampaignCoverage reloaded(search::defaultCorpus(), dir);
+  CampaignCoverage reloaded(defaultCorpus(), dir);
   EXPECT_EQ(reloaded.reload(), static_cast<size_t>(kept));
   EXPECT_EQ(reloaded.opCoverage(), coverage.opCoverage());
   EXPECT_DOUBLE_EQ(reloaded.summary().olc, coverage.summary().olc);
 
   std::ofstream(dir / "999999.ir") << "graph { this is not IR";
-  CampaignCoverage damaged(search::defaultCorpus(), dir);
+  CampaignCoverage damaged(defaultCorpus(), dir);
   EXPECT_THROW(damaged.reload(), Error);
   fs::remove_all(dir);
 }

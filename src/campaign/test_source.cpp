@@ -4,7 +4,7 @@
 #include <mutex>
 #include <set>
 
-#include "ops/registry.h"
+#include "gen/graph_gen.h"
 #include "support/error.h"
 
 namespace nnfuzz::campaign {
@@ -28,10 +28,12 @@ class GeneratorSource : public TestSource {
   GenConfig config_;
 };
 
-/// A model that favours `blocks`: the generator's own config with the operators of those blocks
-/// drawn as often as all others together. (A block-aware generator places the blocks themselves.)
-GeneratedCase generateFavouring(const GenConfig& config, const search::BlockCorpus& corpus, std::span<const int> blocks,
+/// A model that favours `blocks`: the graph generator places them on its digraph; another
+/// generator gets its own config with the operators of those blocks drawn as often as all
+/// others together.
+GeneratedCase generateFavouring(const GenConfig& config, const BlockCorpus& corpus, std::span<const int> blocks,
                                 Rng& rng) {
+  if (config.generator == "graph") return generateGraphModel(config, corpus, blocks, rng);
   std::set<std::string> favoured;
   for (int b : blocks)
     for (const std::string& member : corpus.blocks()[static_cast<size_t>(b)].members) favoured.insert(member);
@@ -48,7 +50,7 @@ GeneratedCase generateFavouring(const GenConfig& config, const search::BlockCorp
 /// Luo et al.'s MCTS block chooser around a generator.
 class MctsSource : public TestSource {
  public:
-  MctsSource(const CampaignConfig& config, const search::BlockCorpus& corpus, const CoverageView& coverage)
+  MctsSource(const CampaignConfig& config, const BlockCorpus& corpus, const CoverageView& coverage)
       : config_(config.gen), corpus_(corpus), coverage_(coverage), tree_(corpus, config.mcts) {}
 
   std::string name() const override { return config_.generator + "+mcts"; }
@@ -60,7 +62,10 @@ class MctsSource : public TestSource {
     t.seed = caseSeed(config_.seed, static_cast<uint64_t>(index));
     // Ties in the expansion are broken by the test's own seed: no RNG state to save.
     Rng choiceRng(t.seed ^ 0x6d637473ULL);
-    const std::vector<double> coverage = coverage_.opCoverage();
+    const std::map<std::string, double> byType = coverage_.opCoverage();
+    std::vector<double> coverage(static_cast<size_t>(corpus_.numOps()), 0.0);
+    for (int op = 0; op < corpus_.numOps(); ++op)
+      if (auto it = byType.find(corpus_.op(op).name); it != byType.end()) coverage[static_cast<size_t>(op)] = it->second;
     search::BlockTree::Choice choice;
     {
       std::lock_guard lock(mu_);
@@ -94,7 +99,7 @@ class MctsSource : public TestSource {
 
  private:
   GenConfig config_;
-  const search::BlockCorpus& corpus_;
+  const BlockCorpus& corpus_;
   const CoverageView& coverage_;
   mutable std::mutex mu_;
   search::BlockTree tree_;
@@ -102,7 +107,7 @@ class MctsSource : public TestSource {
 
 }  // namespace
 
-std::unique_ptr<TestSource> makeTestSource(const CampaignConfig& config, const search::BlockCorpus& corpus,
+std::unique_ptr<TestSource> makeTestSource(const CampaignConfig& config, const BlockCorpus& corpus,
                                            const CoverageView& coverage) {
   if (config.search == "random") return std::make_unique<GeneratorSource>(config.gen);
   if (config.search == "mcts") return std::make_unique<MctsSource>(config, corpus, coverage);

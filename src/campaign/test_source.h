@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,7 +18,7 @@
 
 #include "campaign/campaign_config.h"
 #include "gen/generator.h"
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 
 namespace nnfuzz::campaign {
 
@@ -54,17 +55,17 @@ class TestSource {
   virtual void restore(const nlohmann::json&) {}
 };
 
-/// Per-operator coverage (Luo's OLC_op, corpus operator order) that a search source reads.
+/// Per-operator coverage (Luo's OLC_op by operator type) that a search source reads.
 class CoverageView {
  public:
   virtual ~CoverageView() = default;
-  virtual std::vector<double> opCoverage() const = 0;
+  virtual std::map<std::string, double> opCoverage() const = 0;
 };
 
 /// The source the config names: its generator, wrapped by its search strategy ("random" is the
 /// generator itself). `corpus` is the block corpus the search chooses from and `coverage` the
 /// campaign's coverage; both must outlive the source.
-std::unique_ptr<TestSource> makeTestSource(const CampaignConfig& config, const search::BlockCorpus& corpus,
+std::unique_ptr<TestSource> makeTestSource(const CampaignConfig& config, const BlockCorpus& corpus,
                                            const CoverageView& coverage);
 
 }  // namespace nnfuzz::campaign

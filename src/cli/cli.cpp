@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   addFuzzCommand(app);
   addRunCommand(app);
   addReduceCommand(app);
+  addMutateCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -64,10 +64,10 @@ std::string noteText(const search::FileNote& n) {
 }
 
 void runCov(const CovOptions& o) {
-  search::BlockCorpus corpus =
-      o.corpusPath.empty() ? search::defaultCorpus() : search::loadCorpusFile(o.corpusPath);
+  BlockCorpus corpus =
+      o.corpusPath.empty() ? defaultCorpus() : loadCorpusFile(o.corpusPath);
   if (o.dumpCorpus) {
-    fmt::print("{}\n", search::corpusToJson(corpus).dump(2));
+    fmt::print("{}\n", corpusToJson(corpus).dump(2));
     return;
   }
   if (o.dir.empty()) throw Error("nnfuzz cov needs a folder (or --dump-corpus)");

@@ -9,6 +9,7 @@
 #include "campaign/campaign.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/graph_flags.h"
 
 namespace nnfuzz::cli {
 
@@ -21,9 +22,11 @@ extern "C" void onStopSignal(int) { gStop = true; }
 struct FuzzFlags {
   campaign::CampaignOptions options;
   double prepareSeconds = 60, runSeconds = 30, memoryGb = 4;
-  std::string generator, search, blocks;
+  std::string generator, search;
   uint64_t seed = 1;
+  bool seedGiven = false;
   int minOps = 0, maxOps = 0;
+  GraphFlags graph;
 };
 
 void runFuzz(FuzzFlags& f) {
@@ -31,11 +34,12 @@ void runFuzz(FuzzFlags& f) {
   o.limits.prepare = std::chrono::milliseconds(static_cast<int64_t>(f.prepareSeconds * 1000));
   o.limits.run = std::chrono::milliseconds(static_cast<int64_t>(f.runSeconds * 1000));
   o.limits.memoryBytes = static_cast<uint64_t>(f.memoryGb * (1ull << 30));
-  if (!f.generator.empty()) o.generator = f.generator;
-  if (!f.search.empty()) o.search = f.search;
-  if (!f.blocks.empty()) o.blocksFile = f.blocks;
-  if (f.minOps > 0) o.minOps = f.minOps;
-  if (f.maxOps > 0) o.maxOps = f.maxOps;
+  o.overrides = graphFlagsJson(f.graph);
+  if (!f.generator.empty()) o.overrides["generator"] = f.generator;
+  if (!f.search.empty()) o.overrides["search"] = f.search;
+  if (f.seedGiven) o.overrides["seed"] = f.seed;
+  if (f.minOps > 0) o.overrides["min_ops"] = f.minOps;
+  if (f.maxOps > 0) o.overrides["max_ops"] = f.maxOps;
   o.liveProgress = ::isatty(STDOUT_FILENO);
   o.print = [](const std::string& line) {
     fmt::print("{}\n", line);
@@ -67,10 +71,10 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("-j,--jobs", o->jobs, "parallel pipelines (each with its own workers)")->capture_default_str();
   cmd->add_option("-o,--out", o->out, "campaign folder (campaign.db, bugs/)")->required();
   cmd->add_option("--config", o->configPath, "generation config (JSON)")->check(CLI::ExistingFile);
-  cmd->add_option("--seed", f->seed, "campaign seed")->each([f](const std::string&) { f->options.seed = f->seed; });
-  cmd->add_option("--generator", f->generator, "test generator: isra | declgen | randoop (default: the config's)");
+  cmd->add_option("--seed", f->seed, "campaign seed")->each([f](const std::string&) { f->seedGiven = true; });
+  cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph (default: the config's)");
   cmd->add_option("--search", f->search, "how tests are chosen: random | mcts (Luo's block chooser)");
-  cmd->add_option("--blocks", f->blocks, "block corpus (JSON) for the search and the coverage")->check(CLI::ExistingFile);
+  addGraphFlags(cmd, f->graph);
   cmd->add_option("--min-ops", f->minOps, "fewest operators per model (default: the config's)");
   cmd->add_option("--max-ops", f->maxOps, "most operators per model (default: the config's)");
   cmd->add_option("--policy", o->policy, "comparison policy: allclose | luo")->capture_default_str();

@@ -10,12 +10,14 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <fmt/core.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/graph_flags.h"
 #include "gen/generator.h"
 #include "onnx/case_folder.h"
 #include "onnx/export.h"
@@ -42,6 +44,7 @@ struct GenOptions {
   bool force = false;
   bool onnxCheck = false;
   bool keepIfNew = false;
+  GraphFlags graph;
 };
 
 // --keep-if-new-coverage stops once this many candidates in a row added no coverage.
@@ -63,6 +66,7 @@ nlohmann::json caseMeta(const GenConfig& config, const std::string& hash, uint64
   meta["requested_ops"] = c.requestedOps;
   meta["attempts"] = c.attempts;
   meta["flags"] = {{"non_finite", c.nonFinite}};
+  if (!c.meta.is_null()) meta["graph"] = c.meta;
   meta["replay"] = fmt::format("nnfuzz gen --config config.json --seed {} --first {} -n 1 -o DIR", config.seed, index);
   return meta;
 }
@@ -89,6 +93,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   if (cmd.count("--seed")) config.seed = o.seed;
   if (cmd.count("--min-ops")) config.minOps = o.minOps;
   if (cmd.count("--max-ops")) config.maxOps = o.maxOps;
+  config = applyConfigJson(std::move(config), graphFlagsJson(o.graph));
   validateConfig(config);
   if (o.count < 0) throw Error("-n must be >= 0");
   if (o.first < 0) throw Error("--first must be >= 0");
@@ -104,7 +109,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   // are kept; -n counts kept cases and skipped indices leave gaps in the case names.
   std::optional<search::KeepIfNew> keep;
   if (o.keepIfNew)
-    keep.emplace(search::CoverageTracker(search::defaultCorpus(), {search::MetricSets::Luo, {}}), o.count,
+    keep.emplace(search::CoverageTracker(defaultCorpus(), {search::MetricSets::Luo, {}}), o.count,
                  kKeepPatience);
   const int64_t candidates = keep ? std::numeric_limits<int64_t>::max() - o.first : o.count;
 
@@ -169,7 +174,8 @@ void addGenCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("gen", "Generate test cases (model.onnx + test_data_set_0 + meta.json per case)");
   cmd->add_option("--config", opts->configPath, "JSON config file (see README); flags below override it")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop (default isra)");
+  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop | graph (default isra)");
+  addGraphFlags(cmd, opts->graph);
   cmd->add_option("-n,--count", opts->count, "number of cases")->capture_default_str();
   cmd->add_option("--first", opts->first, "index of the first case (to replay case K: --first K -n 1)")
       ->capture_default_str();

@@ -13,5 +13,6 @@ void addCovCommand(CLI::App& app);
 void addFuzzCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);
+void addMutateCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

@@ -24,6 +24,7 @@ GenConfig defaultConfig() {
     c.opWeights.push_back(1.0);
   }
   c.avoid = onnxRuntimeAvoidRules();
+  c.graph.corpus = std::make_shared<const BlockCorpus>(builtinBlocks());
   return c;
 }
 
@@ -52,7 +53,7 @@ T number(const json& j, const std::string& field) {
 const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
-                                            "exclude_ops", "avoid"};
+                                            "exclude_ops", "avoid",    "graph"};
 
 }  // namespace
 
@@ -123,6 +124,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     }
   }
   if (j.contains("avoid")) c.avoid = parseAvoidRules(j["avoid"]);
+  if (j.contains("graph")) c.graph = applyGraphJson(std::move(c.graph), j["graph"]);
   return c;
 }
 
@@ -139,8 +141,9 @@ GenConfig loadConfigFile(const std::string& path) {
 }
 
 void validateConfig(const GenConfig& c) {
-  if (c.generator != "isra" && c.generator != "declgen" && c.generator != "randoop")
-    throw Error("unknown generator '" + c.generator + "' (known: isra, declgen, randoop)");
+  if (c.generator != "isra" && c.generator != "declgen" && c.generator != "randoop" && c.generator != "graph")
+    throw Error("unknown generator '" + c.generator + "' (known: isra, declgen, randoop, graph)");
+  validateGraphSettings(c.graph);
   if (c.minOps < 1) throw Error("min_ops must be >= 1, got " + std::to_string(c.minOps));
   if (c.minOps > c.maxOps)
     throw Error("min_ops (" + std::to_string(c.minOps) + ") is greater than max_ops (" + std::to_string(c.maxOps) + ")");
@@ -179,6 +182,8 @@ json configToJson(const GenConfig& c) {
   for (size_t i = 0; i < c.ops.size(); ++i) ops[std::string(c.ops[i]->name)] = c.opWeights[i];
   j["ops"] = ops;
   j["avoid"] = avoidRulesToJson(c.avoid);
+  // Only graph runs name the graph settings, so other generators' config hashes stay put.
+  if (c.generator == "graph") j["graph"] = graphSettingsToJson(c.graph);
   return j;
 }
 

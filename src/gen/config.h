@@ -11,7 +11,8 @@
 //     "dtypes": {"f32": 1, "f64": 0.1},      // dtypes of fresh tensors, with weights
 //     "ops": {"*": 1, "Conv": 2},             // allow-list with weights; "*" = every other op
 //     "exclude_ops": ["Resize"],
-//     "avoid": [{"op": "Mean", "dtypes": ["f64"]}]  // configurations not to generate (avoid.h)
+//     "avoid": [{"op": "Mean", "dtypes": ["f64"]}],  // configurations not to generate (avoid.h)
+//     "graph": {...}                  // the graph generator's settings (GraphSettings)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -19,15 +20,38 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "gen/avoid.h"
+#include "gen/block_corpus.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
+
+/// The graph generator's settings (Luo et al.; graph_gen.h), JSON object "graph":
+///   {"model": "ws" | "rn" | "both", "blocks": 10 or {"min": 5, "max": 15}, "k": [2, 4, 6],
+///    "p_ws": 0.5, "p_rn": 0.9, "same_size_padding": 0.5, "subgraph_weight": 1,
+///    "mutations": {"r": [0, 0.1, 0.2], "edges_add": true, "edges_remove": true,
+///                  "nodes_add": true, "nodes_remove": true, "tensor_shape": true, "parameter": true},
+///    "blocks_file": "my_blocks.json"}
+struct GraphSettings {
+  std::string model = "both";
+  int minBlocks = 5, maxBlocks = 15;
+  std::vector<int> k{2, 4, 6};
+  double pWs = 0.5, pRn = 0.9;
+  double sameSizePadding = 0.5;  ///< odds that a Conv/Pool node gets same-size padding
+  double subgraphWeight = 1.0;   ///< weight of each subgraph block (operators use "ops")
+  std::vector<double> mutationRates{0, 0.1, 0.2};  ///< r of a model, drawn uniformly
+  bool edgesAdd = true, edgesRemove = true, nodesAdd = true, nodesRemove = true;
+  bool tensorShape = true, parameter = true;
+  std::string blocksFile;  ///< empty: the built-in corpus (config/blocks.json)
+  /// The corpus blocksFile names, loaded when the config is made (shared by copies).
+  std::shared_ptr<const BlockCorpus> corpus;
+};
 
 struct GenConfig {
   std::string generator = "isra";
@@ -42,6 +66,7 @@ struct GenConfig {
   std::vector<double> opWeights;   ///< parallel to ops
   /// Configurations never to generate: what a target SUT lacks or is known to get wrong.
   std::vector<AvoidRule> avoid;
+  GraphSettings graph;
 
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };
@@ -55,6 +80,12 @@ GenConfig applyConfigJson(GenConfig base, const nlohmann::json& json);
 GenConfig loadConfigFile(const std::string& path);
 /// Checks cross-field rules (min <= max, rates in [0,1], ...). Throws nnfuzz::Error.
 void validateConfig(const GenConfig& config);
+
+/// Applies a "graph" JSON object (loading its blocks_file). Throws nnfuzz::Error.
+GraphSettings applyGraphJson(GraphSettings base, const nlohmann::json& json);
+/// Checks the graph settings' ranges. Throws nnfuzz::Error.
+void validateGraphSettings(const GraphSettings& settings);
+nlohmann::json graphSettingsToJson(const GraphSettings& settings);
 
 /// The effective config as JSON (every field explicit), and its 64-bit FNV-1a hash in hex.
 nlohmann::json configToJson(const GenConfig& config);

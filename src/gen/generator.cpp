@@ -13,6 +13,7 @@ std::vector<std::string> GeneratedCase::opTypes() const {
 std::unique_ptr<Generator> makeGenerator(const GenConfig& config) {
   if (config.generator == "declgen") return makeDeclGen(config);
   if (config.generator == "randoop") return makeRandoopGen(config);
+  if (config.generator == "graph") return makeGraphGen(config);
   return makeIsraGen(config);
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gen/config.h"
 #include "ir/graph.h"
 
@@ -23,6 +25,8 @@ struct GeneratedCase {
   int attempts = 0;             ///< operator (isra/randoop) or graph (declgen) attempts made
   int unsoundOps = 0;           ///< instantiations a sampler got wrong (skipped); tests want 0
   std::string firstUnsound;     ///< what the first of them was
+  std::vector<int> blocksUsed;  ///< graph generator: corpus block indices placed, first use order
+  nlohmann::json meta;          ///< generator-specific facts for meta.json (null if none)
   std::vector<std::string> opTypes() const;
 };
 

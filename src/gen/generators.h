@@ -10,5 +10,6 @@ namespace nnfuzz {
 std::unique_ptr<Generator> makeIsraGen(const GenConfig& config);
 std::unique_ptr<Generator> makeDeclGen(const GenConfig& config);
 std::unique_ptr<Generator> makeRandoopGen(const GenConfig& config);
+std::unique_ptr<Generator> makeGraphGen(const GenConfig& config);
 
 }  // namespace nnfuzz

@@ -26,17 +26,19 @@ void ValuePool::add(ValueId id, Tensor data) {
   data_[id] = std::move(data);
 }
 
+bool ValuePool::within(ValueId id, const ValueRange& r) const {
+  if (graph_.value(id).type.dtype == DType::Bool) return true;
+  const Summary& s = summaries_[id];
+  return s.min >= r.lo && s.max <= r.hi && s.minAbs >= r.minMagnitude;
+}
+
 ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
                                 const std::function<ValueRange(const TensorType&)>& rangeOf) {
   candidates_.clear();
   for (ValueId id : ids_) {
     const TensorType& type = graph_.value(id).type;
     if (!accepts(type)) continue;
-    if (type.dtype != DType::Bool) {
-      const ValueRange r = rangeOf(type);
-      const Summary& s = summaries_[id];
-      if (s.min < r.lo || s.max > r.hi || s.minAbs < r.minMagnitude) continue;
-    }
+    if (!within(id, rangeOf(type))) continue;
     candidates_.push_back(id);
   }
   if (candidates_.empty()) return kNoValue;

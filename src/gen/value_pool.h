@@ -19,6 +19,8 @@ class ValuePool : public OperandSource {
   /// Records the contents of a value the graph now holds.
   void add(ValueId id, Tensor data);
   const Tensor& data(ValueId id) const { return data_[id]; }
+  /// True if the value's contents lie in `range` (always for bool values).
+  bool within(ValueId id, const ValueRange& range) const;
 
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
                        const std::function<ValueRange(const TensorType&)>& rangeOf) override;

@@ -49,16 +49,24 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   const int maxArity = spec.maxGenInputs > 0 ? spec.maxGenInputs : spec.maxInputs;
   OpDraft draft;
   draft.arity = static_cast<int>(rng.uniformInt(spec.minInputs, std::max(spec.minInputs, maxArity)));
+  if (source) draft.arity = std::clamp(source->arity(spec, draft.arity), spec.minInputs, spec.maxInputs);
   draft.limits = &limits;
   draft.rng = &rng;
 
   // (2) the first input
   Operand first;
-  if (source && rng.bernoulli(pickingRate)) {
-    first.existing = source->pickExisting(
-        [&](const TensorType& t) { return firstAccepts(spec, limits, t); },
-        [&](const TensorType& t) { return firstRangeOf(spec, t.dtype); });
+  const std::function<bool(const TensorType&)> acceptsFirst = [&](const TensorType& t) {
+    return firstAccepts(spec, limits, t);
+  };
+  const std::function<ValueRange(const TensorType&)> rangeOfFirst = [&](const TensorType& t) {
+    return firstRangeOf(spec, t.dtype);
+  };
+  if (source) {
+    const std::function<TensorType(Rng&)> sample = [&](Rng& r) { return sampleFirstType(spec, r, limits); };
+    first.existing = source->pinned(0, OperandNeed{acceptsFirst, rangeOfFirst, sample});
   }
+  if (first.existing == kNoValue && source && rng.bernoulli(pickingRate))
+    first.existing = source->pickExisting(acceptsFirst, rangeOfFirst);
   first.type = first.existing != kNoValue ? source->typeOf(first.existing) : sampleFirstType(spec, rng, limits);
   first.range = firstRangeOf(spec, first.type.dtype);
   draft.inputTypes.push_back(first.type);
@@ -67,10 +75,13 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
 
   // (3) attributes given the first input
   if (spec.sampleAttrs) spec.sampleAttrs(draft);
+  if (source) source->adjustAttributes(spec, draft);
 
   // (4) further inputs, each from the pattern left by everything before it
   for (int i = 1; i < draft.arity; ++i) {
     InputPattern pattern = spec.nextInput(draft);
+    for (int redraw = 0; pattern.omit && source && source->wants(i) && redraw < 8; ++redraw)
+      pattern = spec.nextInput(draft);
     Operand op;
     op.range = pattern.range;
     if (pattern.omit) {
@@ -79,8 +90,10 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
       op.type = pattern.constant->type;
       op.constant = std::move(pattern.constant);
     } else {
-      if (source && rng.bernoulli(pickingRate))
-        op.existing = source->pickExisting(pattern.accepts, [&](const TensorType&) { return pattern.range; });
+      const std::function<ValueRange(const TensorType&)> rangeOf = [&](const TensorType&) { return pattern.range; };
+      if (source) op.existing = source->pinned(i, OperandNeed{pattern.accepts, rangeOf, pattern.sample});
+      if (op.existing == kNoValue && source && rng.bernoulli(pickingRate))
+        op.existing = source->pickExisting(pattern.accepts, rangeOf);
       op.type = op.existing != kNoValue ? source->typeOf(op.existing) : pattern.sample(rng);
     }
     draft.inputTypes.push_back(op.type);

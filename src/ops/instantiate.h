@@ -18,10 +18,29 @@
 
 namespace nnfuzz {
 
-/// Supplies existing values for reuse.
+/// What an operand slot needs (for sources that pin operands to values of their own).
+struct OperandNeed {
+  const std::function<bool(const TensorType&)>& accepts;
+  const std::function<ValueRange(const TensorType&)>& rangeOf;
+  const std::function<TensorType(Rng&)>& sample;  ///< a fresh type accepts() holds for
+};
+
+/// Supplies existing values for reuse, and lets a generator that decides some operands
+/// itself (the graph generator's data flows) take part in Isra's order. The hooks'
+/// defaults leave Isra's order as it is.
 class OperandSource {
  public:
   virtual ~OperandSource() = default;
+  /// The operand count to use where Isra's step (1) drew `drawn`.
+  virtual int arity(const OpSpec& /*spec*/, int drawn) { return drawn; }
+  /// A value operand `index` must take, or kNoValue to let Isra's order choose. The value's
+  /// type must pass need.accepts and its contents lie in need.rangeOf.
+  virtual ValueId pinned(int /*index*/, const OperandNeed& /*need*/) { return kNoValue; }
+  /// True if optional operand `index` must be present: the op's pattern is redrawn (a few
+  /// times) while it says to leave the operand out.
+  virtual bool wants(int /*index*/) const { return false; }
+  /// Called after step (3): may change the attributes before further operands are drawn.
+  virtual void adjustAttributes(const OpSpec& /*spec*/, OpDraft& /*draft*/) {}
   /// A random existing value whose type passes `accepts` and whose contents lie in the
   /// range `rangeOf(type)` gives, or kNoValue if there is none.
   virtual ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "ir/graph.h"
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 #include "search/isra_coverage.h"
 #include "search/luo_coverage.h"
 #include "search/model_facts.h"

@@ -31,7 +31,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 #include "search/model_facts.h"
 
 namespace nnfuzz::search {

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 #include "support/rng.h"
 
 namespace nnfuzz::search {

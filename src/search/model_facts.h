@@ -20,7 +20,7 @@
 
 #include "ir/graph.h"
 #include "onnx/onnx_pb.h"
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 #include "search/hash.h"
 
 namespace nnfuzz::search {

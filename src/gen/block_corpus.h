@@ -1,23 +1,31 @@
 // block_corpus.h - Luo's block corpus: the operators (and small subgraphs) a test set is
-// measured against.
+// measured against and the graph generator builds models from.
 //
 // A block (Luo et al., ICSE'21, §III-A/§III-D) has a name, the allowed in-degrees, the
 // allowed out-degrees and, for a subgraph, its inner edges. A subgraph's name is its
 // operator sequence joined by '+' ("Conv+Relu+Pow+Concat") and each inner edge is a pair of
 // member indices; edges may repeat (Luo's Conv+Conv+Add+Add has (2,3) twice). The coverage
 // metrics are operator-level: n_t is the number of operator blocks, and every member of a
-// subgraph must also be an operator block. Subgraph blocks are for the block chooser.
+// subgraph must also be an operator block. Subgraph blocks are for the block chooser and the
+// graph generator, which builds them from their recipe (block_template.h): a block listing
+// "members" says where each operand of each member comes from, and its in-degree, name
+// members and inner edges follow from that; an old-style subgraph (name and inner edges
+// only) gets a recipe derived from its edges. "targets" names the optimizer passes a block
+// aims at ("onnxruntime:ConvBNFusion"); the generator only records them.
 //
 // JSON (what --corpus reads and saveCorpus writes):
 //   {"blocks": [
 //     {"name": "Relu", "in_degree": [1], "out_degree": [0, 1, 2]},
 //     {"name": "Conv+Relu+Pow+Concat", "in_degree": [2], "out_degree": [0, 1, 2],
-//      "inner_edges": [[0, 1], [1, 3], [2, 3]]}]}
+//      "inner_edges": [[0, 1], [1, 3], [2, 3]]},
+//     {"name": "Conv+Relu", "targets": ["onnxruntime:ConvActivationFusion"],
+//      "members": [{"op": "Conv", "inputs": ["in:0", "w", "w"]}, {"op": "Relu", "inputs": ["m:0"]}]}]}
 // Isra's bc.json layout ({"Relu": {"in_degree": [1], "out_degree": [...]}, ...}) is read
 // too, so a peer's operator set can be used as is.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,7 +35,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace nnfuzz::search {
+#include "gen/block_template.h"
+
+namespace nnfuzz {
 
 /// One block of the corpus.
 struct Block {
@@ -36,6 +46,10 @@ struct Block {
   std::vector<int> outDegrees;  ///< allowed out-degrees, sorted, distinct
   std::vector<std::string> members;              ///< the operators: {name} for an operator block
   std::vector<std::pair<int, int>> innerEdges;  ///< (src, dst) member indices; subgraphs only
+  /// How the generator builds a subgraph (none for operators and for old-style subgraphs
+  /// whose edges give no buildable recipe).
+  std::optional<SubgraphTemplate> recipe = std::nullopt;
+  std::vector<std::string> targets = {};  ///< optimizer passes the block aims at, "sut:pass"
   bool isSubgraph() const { return members.size() > 1; }
 };
 
@@ -77,6 +91,10 @@ inline constexpr int kMaxDefaultOutDegree = 5;
 /// operators are registered.
 BlockCorpus defaultCorpus();
 
+/// The graph generator's default corpus, config/blocks.json compiled in: every registered
+/// operator (in-degrees: the operands a data flow may feed) and the subgraph patterns.
+BlockCorpus builtinBlocks();
+
 /// Reads either JSON layout (see the file comment); throws nnfuzz::Error.
 BlockCorpus corpusFromJson(const nlohmann::ordered_json& json);
 /// Loads a corpus file; throws nnfuzz::Error naming the file.
@@ -84,4 +102,4 @@ BlockCorpus loadCorpusFile(const std::filesystem::path& path);
 /// The {"blocks": [...]} form.
 nlohmann::ordered_json corpusToJson(const BlockCorpus& corpus);
 
-}  // namespace nnfuzz::search
+}  // namespace nnfuzz

@@ -4,10 +4,12 @@
 #include <set>
 
 #include "ops/registry.h"
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 #include "support/error.h"
 
-namespace nnfuzz::search {
+#include <fstream>
+
+namespace nnfuzz {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -91,5 +93,77 @@ TEST(Corpus, DefaultCorpusIsTheRegistry) {
   }
 }
 
+TEST(Corpus, SubgraphRecipesGiveDegreesMembersAndEdges) {
+  const Json j = Json::parse(R"({"blocks": [
+    {"name": "Conv", "in_degree": [1], "out_degree": [1]},
+    {"name": "Add", "in_degree": [1, 2], "out_degree": [1]},
+    {"name": "Relu", "in_degree": [1], "out_degree": [1]},
+    {"name": "Pair", "targets": ["onnxruntime:ConvAddFusion"],
+     "members": [{"op": "Conv", "inputs": ["in:0", "w", "w"], "attrs": {"group": 1}},
+                 {"op": "Add", "inputs": ["m:0", "in:1"]},
+                 {"op": "Relu", "inputs": ["m:1"]}],
+     "outputs": ["m:2", "m:0"]}]})");
+  const BlockCorpus c = corpusFromJson(j);
+  const Block& b = c.blocks()[3];
+  ASSERT_TRUE(b.recipe);
+  EXPECT_EQ(b.members, (std::vector<std::string>{"Conv", "Add", "Relu"}));
+  EXPECT_EQ(b.inDegrees, (std::vector<int>{2}));
+  EXPECT_EQ(b.outDegrees, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(b.innerEdges, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
+  EXPECT_EQ(b.targets, (std::vector<std::string>{"onnxruntime:ConvAddFusion"}));
+  EXPECT_EQ(b.recipe->members[0].attrs.getInt("group", 0), 1);
+  EXPECT_EQ(b.recipe->outputs.size(), 2u);
+  EXPECT_EQ(corpusToJson(corpusFromJson(corpusToJson(c))), corpusToJson(c));
+}
+
+TEST(Corpus, OldStyleSubgraphsGetARecipeFromTheirEdges) {
+  const BlockCorpus c = defaultCorpus();
+  for (const Block& b : c.blocks())
+    if (b.name == "Conv+Relu+Pow+Concat") {
+      ASSERT_TRUE(b.recipe);
+      const auto& m = b.recipe->members;
+      EXPECT_EQ(operandRefText(m[0].operands[0]), "in:0");
+      EXPECT_EQ(operandRefText(m[2].operands[0]), "in:1");
+      EXPECT_EQ(operandRefText(m[3].operands[1]), "m:2");
+      EXPECT_EQ(m[2].operands.size(), 2u);  // Pow's exponent is left to Isra
+      EXPECT_EQ(b.recipe->innerEdges(), b.innerEdges);
+    }
+}
+
+TEST(Corpus, RejectsBadRecipes) {
+  auto bad = [](const std::string& members) {
+    return corpusFromJson(Json::parse(R"({"blocks": [{"name": "Relu", "in_degree": [1], "out_degree": [1]},
+      {"name": "Add", "in_degree": [1], "out_degree": [1]}, {"name": "Reshape", "in_degree": [1], "out_degree": [1]},
+      {"name": "S", "members": )" + members + "}]}"));
+  };
+  EXPECT_NO_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}, {"op": "Add", "inputs": ["m:0", "c:2"]}])"));
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}, {"op": "Add", "inputs": ["m:1", "w"]}])"), Error);
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:1"]}, {"op": "Add", "inputs": ["m:0", "w"]}])"), Error);
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}, {"op": "Add", "inputs": ["m:0"]}])"), Error);
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}, {"op": "Add", "inputs": ["m:0", "q"]}])"), Error);
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}, {"op": "Reshape", "inputs": ["m:0", "in:1"]}])"), Error);
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}, {"op": "Add", "inputs": ["m:0", "w"],
+                       "derive": {"perm": "sideways"}}])"), Error);
+  EXPECT_THROW(bad(R"([{"op": "Relu", "inputs": ["in:0"]}])"), Error);
+}
+
+TEST(Corpus, ShippedBlocksFileIsTheBuiltinCorpus) {
+  const BlockCorpus builtin = builtinBlocks();
+  EXPECT_EQ(corpusToJson(loadCorpusFile(NNFUZZ_SOURCE_DIR "/config/blocks.json")), corpusToJson(builtin));
+  std::set<std::string_view> registered;
+  for (const OpSpec* s : allOps()) registered.insert(s->name);
+  EXPECT_EQ(static_cast<size_t>(builtin.numOps()), registered.size());
+  for (std::string_view op : registered) EXPECT_GE(builtin.opIndex(op), 0) << op;
+  int patterns = 0;
+  for (const Block& b : builtin.blocks()) {
+    if (!b.isSubgraph()) continue;
+    EXPECT_TRUE(b.recipe) << b.name;
+    EXPECT_FALSE(b.targets.empty()) << b.name << " names no optimizer pass";
+    const bool luo = b.targets[0].starts_with("luo:");
+    patterns += !luo;
+  }
+  EXPECT_GE(patterns, 25);
+}
+
 }  // namespace
-}  // namespace nnfuzz::search
+}  // namespace nnfuzz

@@ -1,5 +1,5 @@
 // block_corpus.cpp - corpus validation, the default corpus and the JSON forms.
-#include "search/block_corpus.h"
+#include "gen/block_corpus.h"
 
 #include <algorithm>
 #include <fstream>
@@ -9,7 +9,7 @@
 #include "ops/registry.h"
 #include "support/error.h"
 
-namespace nnfuzz::search {
+namespace nnfuzz {
 
 namespace {
 
@@ -52,9 +52,26 @@ Block readBlock(const std::string& name, const nlohmann::ordered_json& j) {
   if (!j.is_object()) throw Error("corpus block '" + name + "' must be an object");
   Block b;
   b.name = name;
-  b.inDegrees = readDegrees(j, name, "in_degree");
-  b.outDegrees = readDegrees(j, name, "out_degree");
-  if (j.contains("inner_edges") && !j.at("inner_edges").is_null()) {
+  if (j.contains("members")) {
+    b.recipe = readTemplate(j, name);
+    for (const MemberTemplate& m : b.recipe->members) b.members.push_back(m.op);
+    b.innerEdges = b.recipe->innerEdges();
+    b.inDegrees = {b.recipe->numInputs()};
+    if (j.contains("in_degree") && readDegrees(j, name, "in_degree") != b.inDegrees)
+      throw Error("corpus block '" + name + "': in_degree must be [" + std::to_string(b.inDegrees[0]) +
+                  "], the number of block inputs its members read");
+    b.outDegrees = j.contains("out_degree") ? readDegrees(j, name, "out_degree") : range(0, kMaxDefaultOutDegree);
+  } else {
+    b.inDegrees = readDegrees(j, name, "in_degree");
+    b.outDegrees = readDegrees(j, name, "out_degree");
+  }
+  if (j.contains("targets")) {
+    const auto& t = j.at("targets");
+    if (!t.is_array() || !std::all_of(t.begin(), t.end(), [](const auto& x) { return x.is_string(); }))
+      throw Error("corpus block '" + name + "': targets must be a list of strings");
+    b.targets = t.get<std::vector<std::string>>();
+  }
+  if (!b.recipe && j.contains("inner_edges") && !j.at("inner_edges").is_null()) {
     const auto& edges = j.at("inner_edges");
     if (!edges.is_array()) throw Error("corpus block '" + name + "': inner_edges must be a list of [src, dst] pairs");
     for (const auto& e : edges) {
@@ -76,7 +93,7 @@ BlockCorpus::BlockCorpus(std::vector<Block> blocks) : blocks_(std::move(blocks))
     if (!names.insert(b.name).second) throw Error("corpus block '" + b.name + "' is listed twice");
     normaliseDegrees(b.inDegrees, b.name, "in_degree");
     normaliseDegrees(b.outDegrees, b.name, "out_degree");
-    b.members = splitMembers(b.name);
+    if (!b.recipe) b.members = splitMembers(b.name);
     for (const auto& m : b.members)
       if (m.empty()) throw Error("corpus block '" + b.name + "' has an empty operator name");
     if (!b.isSubgraph()) {
@@ -95,6 +112,13 @@ BlockCorpus::BlockCorpus(std::vector<Block> blocks) : blocks_(std::move(blocks))
       if (src < 0 || dst < 0 || src >= n || dst >= n || src == dst)
         throw Error("corpus subgraph '" + b.name + "' has a bad inner edge (" + std::to_string(src) + ", " +
                     std::to_string(dst) + ")");
+  }
+  // Old-style subgraphs get a recipe from their edges when one fits their in-degree.
+  for (Block& b : blocks_) {
+    if (!b.isSubgraph() || b.recipe) continue;
+    auto derived = templateFromEdges(b.members, b.innerEdges);
+    if (derived && std::binary_search(b.inDegrees.begin(), b.inDegrees.end(), derived->numInputs()))
+      b.recipe = std::move(derived);
   }
 }
 
@@ -153,6 +177,13 @@ BlockCorpus corpusFromJson(const nlohmann::ordered_json& json) {
   return BlockCorpus(std::move(blocks));
 }
 
+BlockCorpus builtinBlocks() {
+  static constexpr const char kText[] =
+#include "blocks.inc"
+      ;
+  return corpusFromJson(nlohmann::ordered_json::parse(kText));
+}
+
 BlockCorpus loadCorpusFile(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw Error("cannot read corpus file " + path.string());
@@ -176,7 +207,9 @@ nlohmann::ordered_json corpusToJson(const BlockCorpus& corpus) {
     j["name"] = b.name;
     j["in_degree"] = b.inDegrees;
     j["out_degree"] = b.outDegrees;
+    if (!b.targets.empty()) j["targets"] = b.targets;
     if (b.isSubgraph()) {
+      if (b.recipe) writeTemplate(*b.recipe, j);
       nlohmann::ordered_json edges = nlohmann::ordered_json::array();
       for (auto [src, dst] : b.innerEdges) edges.push_back({src, dst});
       j["inner_edges"] = edges;
@@ -186,4 +219,4 @@ nlohmann::ordered_json corpusToJson(const BlockCorpus& corpus) {
   return {{"blocks", blocks}};
 }
 
-}  // namespace nnfuzz::search
+}  // namespace nnfuzz

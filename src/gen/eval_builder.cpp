@@ -1,0 +1,70 @@
+// eval_builder.cpp - evaluated appends and rollback.
+#include "gen/eval_builder.h"
+
+#include "interp/interpreter.h"
+#include "ops/infer_node.h"
+#include "ops/registry.h"
+
+namespace nnfuzz {
+
+bool usableResults(const OpSpec& spec, const std::vector<const Tensor*>& operands, const Attributes& attrs,
+                   std::vector<Tensor>& results) {
+  for (const Tensor& t : results)
+    if (!allFinite(t, kMaxResultMagnitude)) return false;
+  if (spec.unstable) {
+    KernelArgs args{operands, attrs, results};
+    if (spec.unstable(args)) return false;
+  }
+  return true;
+}
+
+ValueId EvalBuilder::weight(Tensor data) {
+  const ValueId v = graph_.addWeight(data);
+  pool_.add(v, std::move(data));
+  return v;
+}
+
+ValueId EvalBuilder::input(Tensor data) {
+  const ValueId v = graph_.addInput(data.type);
+  pool_.add(v, std::move(data));
+  return v;
+}
+
+std::optional<std::vector<ValueId>> EvalBuilder::append(std::string_view op, std::vector<ValueId> inputs,
+                                                        Attributes attrs) {
+  const OpSpec* spec = findOp(op);
+  if (!spec) return std::nullopt;
+  std::vector<const TensorType*> types;
+  std::vector<const Tensor*> constants, data;
+  for (ValueId v : inputs) {
+    const bool present = v != kNoValue;
+    types.push_back(present ? &graph_.value(v).type : nullptr);
+    constants.push_back(present && graph_.value(v).kind == ValueKind::Weight ? &pool_.data(v) : nullptr);
+    data.push_back(present ? &pool_.data(v) : nullptr);
+  }
+  InferResult inferred = inferNode(*spec, types, constants, attrs);
+  if (!inferred.ok()) return std::nullopt;
+  for (const TensorType& t : inferred.types)
+    if (t.numel() == 0) return std::nullopt;
+  std::vector<Tensor> results = evalOp(*spec, data, attrs, inferred.types);
+  if (!usableResults(*spec, data, attrs, results)) return std::nullopt;
+  const NodeId node = commit(op, std::move(inputs), std::move(attrs), inferred.types, std::move(results));
+  return graph_.node(node).outputs;
+}
+
+NodeId EvalBuilder::commit(std::string_view op, std::vector<ValueId> inputs, Attributes attrs,
+                           const std::vector<TensorType>& outputTypes, std::vector<Tensor> results) {
+  const NodeId node = graph_.addNode(std::string(op), std::move(inputs), std::move(attrs), outputTypes);
+  for (size_t r = 0; r < results.size(); ++r) pool_.add(graph_.node(node).outputs[r], std::move(results[r]));
+  appended_.push_back(node);
+  return node;
+}
+
+void EvalBuilder::rollback(size_t mark) {
+  while (appended_.size() > mark) {
+    graph_.removeNode(appended_.back());
+    appended_.pop_back();
+  }
+}
+
+}  // namespace nnfuzz
