@@ -128,6 +128,7 @@ void runTests(int id, Shared& s) {
     fs::remove_all(caseDir);
     nlohmann::json meta = {{"generator", s.source.name()}, {"seed", s.gen.seed}, {"case_index", index},
                            {"case_seed", drawn.seed}, {"ops", c.opTypes()}, {"flags", {{"non_finite", c.nonFinite}}}};
+    if (!c.meta.is_null()) meta["graph"] = c.meta;  // the digraph, its blocks, helpers and mutations
     meta.update(drawn.meta);
     writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, s.gen.opset);
     std::vector<RunOutcome> outcomes;

@@ -144,8 +144,9 @@ def test_mcts_campaign_resumes_its_search_tree_after_kill_minus_nine(nnfuzz, tmp
     out = tmp_path / "camp"
     exe = os.environ.get("NNFUZZ", os.path.join(ROOT, "build", "nnfuzz"))
     exe = exe if os.path.isabs(exe) else os.path.join(ROOT, exe)
-    proc = subprocess.Popen([exe, "fuzz", "--backends", "onnxruntime", "--search", "mcts", "--minutes", "5",
-                             "--max-ops", "8", "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([exe, "fuzz", "--backends", "onnxruntime", "--generator", "graph", "--search", "mcts",
+                             "--blocks", "5", "--minutes", "5", "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     db = out / "campaign.db"
     deadline = time.time() + 120
     saved = (0, None)
@@ -174,7 +175,7 @@ def test_mcts_campaign_resumes_its_search_tree_after_kill_minus_nine(nnfuzz, tmp
     assert tree_after["nodes"][0][2] == visits_before + 20
     with sqlite3.connect(db) as c:
         generators = {row[0] for row in c.execute("SELECT DISTINCT generator FROM tests")}
-    assert generators == {"isra+mcts"}
+    assert generators == {"graph+mcts"}
 
 
 def test_sigint_stops_a_campaign_with_exit_130_and_says_so(tmp_path):
