@@ -45,10 +45,18 @@ std::vector<Tensor> readOutputs(const fs::path& dir, const char* kind) {
   return out;
 }
 
-std::string firstLine(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
+/// The line of a message that says what failed: the first one that does not merely introduce
+/// the next ("Exception from src/core/src/node.cpp:123:"), else the first.
+std::string headline(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) continue;
+    if (first.empty()) first = line;
+    if (line.back() != ':') return line;
+  }
+  return first;
 }
 
 std::string shorten(const std::string& text, size_t chars) {
@@ -133,7 +141,7 @@ BundleFacts readFacts(const fs::path& dir) {
     if (s.is_string()) f.seenIn.push_back(s.get<std::string>());
   if (f.seenIn.empty()) f.seenIn.push_back(f.against == "reference" ? f.mode : f.mode + " vs " + f.against);
   const auto reduced = objectAt(objectAt(m, "case"), "reduced");
-  if (reduced.contains("culprit") && reduced["culprit"].is_string()) f.culprit = reduced["culprit"].get<std::string>();
+  if (f.cls == "dcf" && reduced.contains("culprit") && reduced["culprit"].is_string()) f.culprit = reduced["culprit"].get<std::string>();
   if (reduced.contains("from_nodes") && reduced["from_nodes"].is_number_integer())
     f.originalNodes = reduced["from_nodes"].get<int64_t>();
   if (f.culprit.empty() && f.cls == "dcf" && sig.value("op_types", nlohmann::json::array()).size() == 1)
@@ -270,7 +278,7 @@ std::string issueMarkdown(const fs::path& dir) {
   const BundleFacts f = readFacts(dir);
   const std::string errorTxt = readText(dir / "error.txt");
   const std::string message = errorSection(errorTxt, "message");
-  std::string t = "# " + title(f, firstLine(message)) + "\n\n";
+  std::string t = "# " + title(f, headline(message)) + "\n\n";
 
   t += "| | |\n| --- | --- |\n";
   t += "| SUT | " + sutText(f) + " (Python package `" + pipPackageOf(f.backend) + "`) |\n";
