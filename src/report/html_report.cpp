@@ -66,7 +66,8 @@ const char* const kScript = R"js(
       x: { type: 'linear', title: { display: true, text: 'minutes since the campaign started' }, min: 0 },
       y: { beginAtZero: true, title: { display: true, text: yTitle } }
     };
-    Object.assign(scales, (extra && extra.scales) || {});
+    for (const [axis, options] of Object.entries((extra && extra.scales) || {}))
+      scales[axis] = Object.assign({}, scales[axis], options);
     made.push(new Chart(canvas, {
       type: 'line',
       data: { datasets: datasets.map((d, k) => Object.assign({
