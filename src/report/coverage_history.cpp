@@ -112,18 +112,12 @@ CoverageHistories fromKeptModels(const fs::path& campaignDir, const CampaignSnap
       h->minutes.push_back((at - snap.startedAt) / 60);
       h->tests.push_back(testsBy(snap, at));
     }
-    out.luo.metrics["olc"].push_back(luo.olc);
-    out.luo.metrics["otc"].push_back(luo.otc);
-    out.luo.metrics["idc"].push_back(luo.idc);
-    out.luo.metrics["odc"].push_back(luo.odc);
-    out.luo.metrics["sec"].push_back(luo.sec);
-    out.luo.metrics["spc"].push_back(luo.spc);
-    out.isra.metrics["otc"].push_back(isra.otc);
-    out.isra.metrics["idc"].push_back(isra.idc);
-    out.isra.metrics["odc"].push_back(isra.odc);
-    out.isra.metrics["sec"].push_back(isra.sec);
-    out.isra.metrics["dec"].push_back(isra.dec);
-    out.isra.metrics["sac"].push_back(isra.sac);
+    for (const auto& [name, value] : {std::pair{"olc", luo.olc}, {"otc", luo.otc}, {"idc", luo.idc},
+                                      {"odc", luo.odc}, {"sec", luo.sec}, {"spc", luo.spc}})
+      out.luo.metrics[name].push_back(value);
+    for (const auto& [name, value] : {std::pair{"otc", isra.otc}, {"idc", isra.idc}, {"odc", isra.odc},
+                                      {"sec", isra.sec}, {"dec", isra.dec}, {"sac", isra.sac}})
+      out.isra.metrics[name].push_back(value);
   };
   for (const KeptModel& k : kept) {
     try {

@@ -1,6 +1,8 @@
 // campaign_reader.cpp - the read-only campaign view (see campaign_reader.h).
 #include "store/campaign_reader.h"
 
+#include <map>
+
 #include "store/sqlite_stmt.h"
 #include "support/error.h"
 
@@ -54,29 +56,19 @@ void CampaignReader::exec(const char* sql) const {
 
 std::vector<BugRow> CampaignReader::readBugs() const {
   std::vector<BugRow> out;
-  Stmt s(db_,
-         "SELECT hash, signature, count, bundle, example_test, first_seen, last_seen, reason FROM bugs "
-         "ORDER BY first_seen, hash");
-  while (s.step()) {
-    BugRow r;
-    r.bug.hash = s.text(0);
-    r.bug.signature = Signature::fromJson(nlohmann::json::parse(s.text(1)));
-    r.bug.count = static_cast<uint64_t>(s.integer(2));
-    r.bug.bundle = s.text(3);
-    r.bug.exampleTest = s.integer(4);
-    r.bug.firstSeen = s.real(5);
-    r.bug.lastSeen = s.real(6);
-    r.reason = s.text(7);
-    out.push_back(std::move(r));
-  }
-  // Where each bug was seen: the judgements that name it (a folded bug spans modes).
+  const std::string sql = std::string("SELECT ") + kStoredBugColumns + ", reason FROM bugs ORDER BY first_seen, hash";
+  Stmt s(db_, sql.c_str());
+  while (s.step()) out.push_back({readStoredBug(s), s.text(7), {}});
+  // Where each bug was seen: the judgements that name it (a folded bug spans modes). One
+  // pass over the results, not one per bug: the results table has no index on bug.
+  std::map<std::string, std::vector<std::string>> seen;
+  Stmt q(db_,
+         "SELECT DISTINCT bug, mode, against FROM results WHERE bug IS NOT NULL "
+         "ORDER BY against != 'reference', mode, against");
+  while (q.step()) seen[q.text(0)].push_back(q.text(2) == "reference" ? q.text(1) : q.text(1) + " vs " + q.text(2));
   for (BugRow& r : out) {
-    Stmt q(db_,
-           "SELECT DISTINCT mode, against FROM results WHERE bug = ? "
-           "ORDER BY against != 'reference', mode, against");
-    q.bind(1, r.bug.hash);
-    while (q.step()) r.seenIn.push_back(q.text(1) == "reference" ? q.text(0) : q.text(0) + " vs " + q.text(1));
-    if (r.seenIn.empty()) r.seenIn = r.bug.signature.modes;
+    const auto it = seen.find(r.bug.hash);
+    r.seenIn = it != seen.end() ? it->second : r.bug.signature.modes;
   }
   return out;
 }

@@ -189,20 +189,9 @@ std::vector<int64_t> CampaignStore::missingTests() const {
 std::vector<StoredBug> CampaignStore::bugs() const {
   std::lock_guard lock(mutex_);
   std::vector<StoredBug> out;
-  Stmt s(db_,
-         "SELECT hash, signature, count, bundle, example_test, first_seen, last_seen FROM bugs "
-         "ORDER BY first_seen, hash");
-  while (s.step()) {
-    StoredBug b;
-    b.hash = s.text(0);
-    b.signature = Signature::fromJson(nlohmann::json::parse(s.text(1)));
-    b.count = static_cast<uint64_t>(s.integer(2));
-    b.bundle = s.text(3);
-    b.exampleTest = s.integer(4);
-    b.firstSeen = s.real(5);
-    b.lastSeen = s.real(6);
-    out.push_back(std::move(b));
-  }
+  const std::string sql = std::string("SELECT ") + kStoredBugColumns + " FROM bugs ORDER BY first_seen, hash";
+  Stmt s(db_, sql.c_str());
+  while (s.step()) out.push_back(readStoredBug(s));
   return out;
 }
 

@@ -1,5 +1,5 @@
-// sqlite_stmt.h - a prepared SQLite statement that finalises itself: the one wrapper the
-// campaign store (writer) and the campaign reader (read-only view) share.
+// sqlite_stmt.h - a prepared SQLite statement that finalises itself, and the reading of a bug
+// row: what the campaign store (writer) and the campaign reader (read-only view) share.
 #pragma once
 
 #include <sqlite3.h>
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "store/campaign_store.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -56,5 +57,21 @@ class Stmt {
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
+
+/// The bugs table's columns that make a StoredBug, in the order readStoredBug expects them.
+inline constexpr const char* kStoredBugColumns = "hash, signature, count, bundle, example_test, first_seen, last_seen";
+
+/// The StoredBug in columns 0-6 of `s` (selected as kStoredBugColumns).
+inline StoredBug readStoredBug(const Stmt& s) {
+  StoredBug b;
+  b.hash = s.text(0);
+  b.signature = Signature::fromJson(nlohmann::json::parse(s.text(1)));
+  b.count = static_cast<uint64_t>(s.integer(2));
+  b.bundle = s.text(3);
+  b.exampleTest = s.integer(4);
+  b.firstSeen = s.real(5);
+  b.lastSeen = s.real(6);
+  return b;
+}
 
 }  // namespace nnfuzz
