@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   addRunCommand(app);
   addReduceCommand(app);
   addMutateCommand(app);
+  addReportCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,5 +14,6 @@ void addFuzzCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);
 void addMutateCommand(CLI::App& app);
+void addReportCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

@@ -10,7 +10,15 @@ namespace nnfuzz {
 
 namespace {
 
-std::string where(const Shape& shape, size_t flat) {
+// Non-finite values agree when both are NaN or both are the same infinity.
+bool nonFiniteAgrees(double a, double e) {
+  if (std::isnan(a) || std::isnan(e)) return std::isnan(a) && std::isnan(e);
+  return a == e;
+}
+
+}  // namespace
+
+std::string elementIndex(const Shape& shape, size_t flat) {
   // A multi-index reads better than a flat one in a bug report: "[1,0,2]".
   std::string s = "[";
   const auto strides = stridesOf(shape);
@@ -23,13 +31,13 @@ std::string where(const Shape& shape, size_t flat) {
   return s + "]";
 }
 
-// Non-finite values agree when both are NaN or both are the same infinity.
-bool nonFiniteAgrees(double a, double e) {
-  if (std::isnan(a) || std::isnan(e)) return std::isnan(a) && std::isnan(e);
-  return a == e;
+bool elementDiffers(double a, double e, bool exact, const Policy& policy) {
+  if (!std::isfinite(a) || !std::isfinite(e)) return !nonFiniteAgrees(a, e);
+  const double diff = std::abs(a - e);
+  if (exact) return a != e;
+  if (policy.kind == PolicyKind::AllClose) return diff > policy.atol + policy.rtol * std::abs(e);
+  return diff / std::max(std::abs(e), policy.luoFloor) > policy.luoRelError;
 }
-
-}  // namespace
 
 std::string_view Policy::name() const { return kind == PolicyKind::Luo ? "luo" : "allclose"; }
 
@@ -116,21 +124,14 @@ OutputDiff compareOutput(const Tensor& actual, const Tensor& expected, const Pol
     const double diff = std::abs(a - e);
     d.maxAbsError = std::max(d.maxAbsError, diff);
     if (e != 0) d.maxRelError = std::max(d.maxRelError, diff / std::abs(e));
-    bool bad;
-    if (exact)
-      bad = a != e;
-    else if (policy.kind == PolicyKind::AllClose)
-      bad = diff > policy.atol + policy.rtol * std::abs(e);
-    else
-      bad = diff / std::max(std::abs(e), policy.luoFloor) > policy.luoRelError;
-    if (bad) {
+    if (elementDiffers(a, e, exact, policy)) {
       if (firstBad < 0) firstBad = static_cast<int64_t>(i);
       ++d.badElements;
     }
   }
   auto element = [&](int64_t i) {
     const auto k = static_cast<size_t>(i);
-    return " at " + where(expected.type.shape, k) + ": got " + formatValue(actual.data[k]) + ", expected " +
+    return " at " + elementIndex(expected.type.shape, k) + ": got " + formatValue(actual.data[k]) + ", expected " +
            formatValue(expected.data[k]);
   };
   if (firstNonFinite >= 0) {

@@ -63,6 +63,13 @@ struct OutputDiff {
   bool ok() const { return kind == DiffKind::None; }
 };
 
+/// Whether one element counts as wrong under `policy` (`exact`: an integer or bool dtype):
+/// the per-element rule compareOutput applies (Luo's fraction rule is applied on top of it).
+bool elementDiffers(double actual, double expected, bool exact, const Policy& policy);
+
+/// A flat element position as a multi-index, "[1,0,2]" ("[]" for a scalar).
+std::string elementIndex(const Shape& shape, size_t flat);
+
 /// Compares `actual` with `expected` under `policy` (output position `output` is recorded).
 OutputDiff compareOutput(const Tensor& actual, const Tensor& expected, const Policy& policy, size_t output = 0);
 

@@ -9,6 +9,7 @@
 #include "onnx/export.h"
 #include "onnx/import.h"
 #include "onnx/tensor_proto.h"
+#include "store/issue_markdown.h"
 #include "store/repro.h"
 #include "support/error.h"
 
@@ -57,38 +58,6 @@ nlohmann::json reproFacts(const BundleFinding& f, const std::string& name) {
           {"phase", s.phase},     {"symptom", s.symptom},          {"message", s.message},
           {"policy", f.policy.toJson()},  {"env", env},             {"timeout_seconds", reproTimeout(f)},
           {"memory_limit_mb", f.memoryLimitMb}};
-}
-
-std::string readme(const BundleFinding& f, const BundleCase& c, const std::string& name) {
-  const Signature& s = f.signature;
-  const std::string version = f.outcome.version.empty() ? "" : " " + f.outcome.version;
-  std::string t = "# " + name + "\n\n";
-  t += "**" + std::string(verdictName(f.judgement.verdict)) + "** in " + s.backend + version + " (mode `" + s.mode +
-       "`" + (s.against != "reference" ? ", compared with mode `" + s.against + "`" : ", compared with nnfuzz's reference") +
-       "): " + f.judgement.reason + "\n\n";
-  t += "Reproduce (exit 1 while the bug is present, 0 once fixed):\n\n```sh\npip install " +
-       std::string(s.backend == "tvm" ? "apache-tvm" : s.backend) + " numpy onnx && python3 repro.py\n```\n\n";
-  if (!hasReproTemplate(s.backend))
-    t += "nnfuzz has no Python template for `" + s.backend + "`: fill in `prepare()` and `run()` in repro.py.\n\n";
-  t += "| file | what |\n| --- | --- |\n";
-  t += "| model.onnx | the model (" + std::to_string(c.model.graph().node_size()) + " nodes: " +
-       [&] {
-         std::string ops;
-         for (const auto& op : opTypesOf(c.model)) ops += (ops.empty() ? "" : ", ") + op;
-         return ops;
-       }() +
-       ") |\n";
-  t += "| test_data_set_0/ | inputs and nnfuzz's reference outputs (ONNX backend-test layout) |\n";
-  if (!f.outcome.outputs.empty()) t += "| actual/ | the outputs " + s.backend + " returned |\n";
-  t += "| error.txt | the verdict, the SUT's message and the worker's stderr tail |\n";
-  t += "| meta.json | versions, seed, signature, class, comparison policy |\n";
-  if (c.graph) t += "| model.ir | the model in nnfuzz's text IR |\n";
-  if (c.original)
-    t += "| original.onnx | the generated model it was reduced from (" + std::to_string(c.original->graph().node_size()) +
-         " nodes) |\n";
-  t += "| repro.py | stand-alone reproduction |\n\n";
-  t += "Signature `" + s.hash() + "`:\n\n```\n" + s.canonical() + "```\n";
-  return t;
 }
 
 }  // namespace
@@ -167,10 +136,11 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
                            .count()}};
     // Replace invalid UTF-8 (SUT messages are arbitrary bytes) rather than throw.
     writeFileBytes(temp / "meta.json", meta.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    writeFileBytes(temp / "README.md", readme(f, c, name));
     writeFileBytes(temp / "repro.py", renderRepro(reproFacts(f, name)));
     fs::permissions(temp / "repro.py", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add);
+    // Last: the README is made from the files above, as `nnfuzz report --bug` makes it.
+    writeFileBytes(temp / "README.md", issueMarkdown(temp));
     fs::rename(temp, dir, ec);
     if (ec) {
       fs::remove_all(temp);

@@ -8,7 +8,7 @@
 //     meta.json                                          versions, seed, signature, class, policy
 //     model.ir                                           nnfuzz's text IR (when the model imports)
 //     original.onnx                                      a reduced case: the model before reduction
-//     README.md                                          what the bug is, the one-line repro
+//     README.md                                          an upstream-ready issue (issue_markdown.h)
 //     repro.py                                           stand-alone reproduction (see repro.h)
 // A bundle is written to a hidden temporary folder beside its final place and renamed into
 // place at the end, so a crash never leaves half a bundle that looks whole; the campaign

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "store/sqlite_stmt.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -66,6 +67,11 @@ CREATE TABLE IF NOT EXISTS stats (
   tests_per_second REAL NOT NULL,
   unique_bugs INTEGER NOT NULL,
   per_sut TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS coverage (
+  at REAL NOT NULL,
+  elapsed_seconds REAL NOT NULL,
+  tests INTEGER NOT NULL,
+  metrics TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS search_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   at REAL NOT NULL,
@@ -76,52 +82,6 @@ CREATE TABLE IF NOT EXISTS search_state (
 double now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
-
-// A prepared statement that finalises itself; binds by position from 1.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw Error(std::string("campaign database: ") + sqlite3_errmsg(db));
-  }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  Stmt& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  Stmt& bind(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  Stmt& bindNull(int i) {
-    sqlite3_bind_null(stmt_, i);
-    return *this;
-  }
-  /// Steps once; true while a row is available.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw Error(std::string("campaign database: ") + sqlite3_errmsg(db_));
-  }
-  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
-  double real(int col) const { return sqlite3_column_double(stmt_, col); }
-  std::string text(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
-    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
-  }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
 
 /// Why the disk holding `path` may refuse writes ("" when nothing is visibly wrong): SQLite
 /// reports a full disk during WAL writes as a plain "disk I/O error".
@@ -229,20 +189,9 @@ std::vector<int64_t> CampaignStore::missingTests() const {
 std::vector<StoredBug> CampaignStore::bugs() const {
   std::lock_guard lock(mutex_);
   std::vector<StoredBug> out;
-  Stmt s(db_,
-         "SELECT hash, signature, count, bundle, example_test, first_seen, last_seen FROM bugs "
-         "ORDER BY first_seen, hash");
-  while (s.step()) {
-    StoredBug b;
-    b.hash = s.text(0);
-    b.signature = Signature::fromJson(nlohmann::json::parse(s.text(1)));
-    b.count = static_cast<uint64_t>(s.integer(2));
-    b.bundle = s.text(3);
-    b.exampleTest = s.integer(4);
-    b.firstSeen = s.real(5);
-    b.lastSeen = s.real(6);
-    out.push_back(std::move(b));
-  }
+  const std::string sql = std::string("SELECT ") + kStoredBugColumns + " FROM bugs ORDER BY first_seen, hash";
+  Stmt s(db_, sql.c_str());
+  while (s.step()) out.push_back(readStoredBug(s));
   return out;
 }
 
@@ -345,6 +294,16 @@ void CampaignStore::recordStats(const StatsRecord& stats) {
       .bind(4, stats.testsPerSecond)
       .bind(5, stats.uniqueBugs)
       .bind(6, dumpJson(per))
+      .step();
+}
+
+void CampaignStore::recordCoverage(const CoverageRecord& coverage) {
+  std::lock_guard lock(mutex_);
+  Stmt(db_, "INSERT INTO coverage (at, elapsed_seconds, tests, metrics) VALUES (?, ?, ?, ?)")
+      .bind(1, now())
+      .bind(2, coverage.elapsedSeconds)
+      .bind(3, coverage.tests)
+      .bind(4, dumpJson(coverage.metrics))
       .step();
 }
 

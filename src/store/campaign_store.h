@@ -4,8 +4,9 @@
 // Tables: campaign (config, start, versions), sessions (each open, with versions), tests
 // (index, seed, generator, op count, op types, times), results (one row per test and
 // backend/mode judgement: verdict, status, phase, times, bug hash), bugs (signature, hash, class,
-// backend, mode, first/last seen, count, bundle path, example test), stats (periodic rows), search_state (a learning
-// test source's state, e.g. the MCTS tree).
+// backend, mode, first/last seen, count, bundle path, example test), stats (periodic rows),
+// coverage (periodic rows of coverage metrics), search_state (a learning test source's state,
+// e.g. the MCTS tree). Reports read the same file through campaign_reader.h.
 // The database runs in WAL mode with synchronous=NORMAL and every record call is its own
 // committed transaction, so a process killed at any moment (kill -9) loses nothing it had
 // recorded: a WAL commit is in the OS's hands when the call returns. (A power cut may lose the
@@ -83,6 +84,15 @@ struct StatsRecord {
   std::map<std::string, SutCounts> perSut;  ///< keyed "backend/mode"
 };
 
+/// A periodic coverage row: the metrics of every test so far, keyed "<set>.<metric>"
+/// ("luo.olc", "luo.otc", "isra.sec", ...), in each metric's own unit (Luo's and most of Isra's
+/// are fractions in [0, 1]; Isra's ODC and SAC are counts). Whatever the campaign measures.
+struct CoverageRecord {
+  double elapsedSeconds = 0;
+  int64_t tests = 0;
+  std::map<std::string, double> metrics;
+};
+
 /// The campaign database (see the file comment).
 class CampaignStore {
  public:
@@ -116,6 +126,8 @@ class CampaignStore {
   bool knowsBug(const std::string& hash) const;
   /// Appends a stats row.
   void recordStats(const StatsRecord& stats);
+  /// Appends a coverage row (written next to each stats row, so reports can plot coverage over time).
+  void recordCoverage(const CoverageRecord& coverage);
   /// Replaces the learned state of the campaign's test source (e.g. the MCTS tree), saved
   /// after `tests` tests, so --resume continues the same search.
   void saveSearchState(const nlohmann::json& state, int64_t tests);

@@ -1,8 +1,6 @@
 // repro.cpp - assembling repro.py from the compiled-in templates (see repro.h).
 #include "store/repro.h"
 
-#include <string_view>
-
 namespace nnfuzz {
 
 namespace {
@@ -30,15 +28,11 @@ const char* backendTemplate(const std::string& backend) {
   return nullptr;
 }
 
-// The pip package that provides a backend's Python API, for the usage line.
-std::string_view packageOf(const std::string& backend) {
-  if (backend == "tvm") return "apache-tvm";
-  return backend;
-}
-
 }  // namespace
 
 bool hasReproTemplate(const std::string& backend) { return backendTemplate(backend) != nullptr; }
+
+std::string pipPackageOf(const std::string& backend) { return backend == "tvm" ? "apache-tvm" : backend; }
 
 std::string renderRepro(const nlohmann::json& bug) {
   const std::string backend = bug.at("backend").get<std::string>();
@@ -48,7 +42,7 @@ std::string renderRepro(const nlohmann::json& bug) {
   // recorded text can break out of the literal. ensure_ascii keeps the file plain ASCII.
   const std::string facts = bug.dump(2, ' ', true, nlohmann::json::error_handler_t::replace);
   std::string text = "#!/usr/bin/env python3\n\"\"\"Reproduces nnfuzz bug " + bug.at("bundle").get<std::string>() +
-                     ".\n\nNeeds only: pip install " + std::string(packageOf(backend)) +
+                     ".\n\nNeeds only: pip install " + pipPackageOf(backend) +
                      " numpy onnx\nRun:   python3 repro.py   (from anywhere; it finds its bundle beside it)\n"
                      "Exit:  1 while the bug is present, 0 once it is gone, 2 when something else happens.\n\"\"\"\n"
                      "import json\n\nBUG = json.loads(r\"\"\"" +

@@ -17,6 +17,9 @@ namespace nnfuzz {
 /// True when a backend has its own repro template (otherwise the generic one is used).
 bool hasReproTemplate(const std::string& backend);
 
+/// The pip package that provides a backend's Python API ("apache-tvm" for tvm).
+std::string pipPackageOf(const std::string& backend);
+
 /// The text of repro.py for a bug described by `bug`, which must hold: bundle, reason, backend,
 /// mode, against, class, phase, symptom, message (normalised), policy (Policy::toJson), env
 /// (object), timeout_seconds, memory_limit_mb (0 = none).

@@ -1,0 +1,186 @@
+// op_notes.cpp - the per-operator spec notes (see op_notes.h). Sorted by operator name; the
+// families that share a rule (elementwise broadcasting, reductions, comparisons) share text.
+#include "store/op_notes.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
+namespace nnfuzz {
+
+namespace {
+
+#define BROADCAST "The two inputs broadcast numpy-style (multidirectional); the result has their common dtype. "
+#define COMPARE BROADCAST "The result is bool; NaN compares unequal to everything (IEEE)."
+#define LOGICAL "Elementwise on bool tensors; " BROADCAST
+#define REDUCE                                                                                                   \
+  "`axes` lists the axes reduced (negative counts from the end; absent or empty reduces every axis, unless "     \
+  "`noop_with_empty_axes`=1 where it changes nothing; from opset 18 `axes` is an input, before that an attribute " \
+  "except for ReduceSum, where it is an input from opset 13). `keepdims` (default 1) keeps each reduced axis with " \
+  "length 1. "
+#define POOL                                                                                                    \
+  "Over the spatial axes of an N x C x D1 x ... input. `kernel_shape` is required; `strides` default 1, `pads` " \
+  "give begin values for every axis then end values (default 0). `auto_pad` SAME_UPPER / SAME_LOWER pad so "    \
+  "that out = ceil(in / stride), putting the odd extra pad at the end / beginning; VALID means no padding. "    \
+  "`ceil_mode`=1 rounds the output length up instead of down. "
+#define UNARY "Elementwise, same shape and dtype as the input. "
+
+struct OpNote {
+  std::string_view op, note;
+};
+
+constexpr OpNote kNotes[] = {
+    {"Abs", UNARY "|x|; for signed integers the most negative value has no positive counterpart."},
+    {"Add", BROADCAST "Integer addition wraps around on overflow."},
+    {"And", LOGICAL},
+    {"ArgMax", "Index (int64) of the largest element along `axis` (default 0). `keepdims` (default 1) keeps the "
+               "axis with length 1. Ties: the first occurrence, or the last when `select_last_index`=1."},
+    {"ArgMin", "Index (int64) of the smallest element along `axis` (default 0). `keepdims` (default 1) keeps the "
+               "axis with length 1. Ties: the first occurrence, or the last when `select_last_index`=1."},
+    {"AveragePool", POOL "`count_include_pad` (default 0) decides whether padded zeros count in the divisor."},
+    {"BatchNormalization", "Inference form: y = scale * (x - mean) / sqrt(var + epsilon) + B per channel (axis 1). "
+                           "`epsilon` defaults to 1e-5. `training_mode`=0 (default) uses the given mean and var."},
+    {"Cast", "Converts to dtype `to`. Float to integer truncates toward zero; out-of-range float to integer is "
+             "undefined; to bool, any non-zero value is true; from bool, true is 1."},
+    {"Ceil", UNARY "The smallest integer value not below x."},
+    {"Celu", UNARY "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), `alpha` defaults to 1.0."},
+    {"Clip", "Limits every element to [min, max], given as optional scalar inputs (absent: no limit on that side). "
+             "When min > max the result is max everywhere."},
+    {"Concat", "Joins the inputs along `axis` (required; negative counts from the end); every other dimension "
+               "must agree."},
+    {"Conv", "N x C x D1... input, M x C/group x k1... weights, optional bias of length M. `strides` and "
+             "`dilations` default 1, `pads` give begins then ends (default 0), `group` (default 1) splits the "
+             "channels. `auto_pad` SAME_UPPER / SAME_LOWER make out = ceil(in / stride) with the odd pad at the "
+             "end / beginning. `kernel_shape` defaults to the weights' spatial shape."},
+    {"ConvTranspose", "The gradient of Conv: weights are C x M/group x k1.... out = stride * (in - 1) + "
+                      "output_padding + (k - 1) * dilation + 1 - pad_begin - pad_end, unless `output_shape` is "
+                      "given, which fixes the total padding. `output_padding` adds to the end only."},
+    {"Cos", UNARY "Cosine of x in radians."},
+    {"CumSum", "Running sum along the axis given as a scalar input. `exclusive`=1 leaves out the element itself "
+               "(the first result is 0); `reverse`=1 sums from the end."},
+    {"DepthToSpace", "Moves channel blocks into blocksize x blocksize spatial blocks. `mode` DCR (default) takes "
+                     "depth, then column, then row; CRD takes column, row, depth: the two orders differ."},
+    {"Div", BROADCAST "Integer division truncates toward zero; integer division by zero is undefined."},
+    {"Elu", UNARY "x for x >= 0, else alpha * (exp(x) - 1); `alpha` defaults to 1.0."},
+    {"Equal", COMPARE},
+    {"Erf", UNARY "The Gauss error function."},
+    {"Exp", UNARY "e to the power x."},
+    {"Expand", "Broadcasts the input to the shape input (numpy rules, both ways: a dimension of 1 in the shape "
+               "keeps the input's dimension), so the result may be larger than the shape asked for."},
+    {"Flatten", "Reshapes to 2-D: dims before `axis` (default 1) multiply into the first, the rest into the second; "
+                "`axis`=0 gives 1 x total."},
+    {"Floor", UNARY "The largest integer value not above x."},
+    {"Gather", "Picks entries of `data` along `axis` (default 0) at `indices`; negative indices count from the end. "
+               "The result shape is data.shape[:axis] + indices.shape + data.shape[axis+1:]."},
+    {"GatherElements", "out[i][j][k] = data[...] with the index along `axis` (default 0) replaced by indices[i][j][k]; "
+                       "the result has the indices' shape; negative indices count from the end."},
+    {"Gemm", "Y = alpha * A' * B' + beta * C, with A' = A transposed when `transA`=1 and B' likewise with "
+             "`transB`; `alpha` and `beta` default to 1.0; C broadcasts to M x N (unidirectionally)."},
+    {"GlobalAveragePool", "Mean over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
+    {"GlobalLpPool", "The Lp norm (`p`, default 2) over every spatial axis; the result is N x C x 1 x 1...."},
+    {"GlobalMaxPool", "Maximum over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
+    {"Greater", COMPARE},
+    {"GreaterOrEqual", COMPARE},
+    {"HardSigmoid", UNARY "max(0, min(1, alpha * x + beta)), `alpha` 0.2 and `beta` 0.5 by default."},
+    {"HardSwish", UNARY "x * max(0, min(1, x / 6 + 1/2)): HardSigmoid with alpha 1/6 and beta 0.5, times x."},
+    {"Identity", "Returns its input unchanged."},
+    {"InstanceNormalization", "Per sample and channel: (x - mean) / sqrt(var + epsilon) * scale + B, the mean and "
+                              "(biased) variance over the spatial axes; `epsilon` defaults to 1e-5."},
+    {"LRN", "Across channels: x / (bias + alpha / size * sum of squares over the `size` neighbouring channels) ^ "
+            "beta; the window spans floor((size-1)/2) channels before and ceil((size-1)/2) after. Defaults: "
+            "alpha 1e-4, beta 0.75, bias 1.0."},
+    {"LeakyRelu", UNARY "x for x >= 0, else alpha * x; `alpha` defaults to 0.01."},
+    {"Less", COMPARE},
+    {"LessOrEqual", COMPARE},
+    {"Log", UNARY "Natural logarithm; log(0) is -inf and negative inputs give NaN."},
+    {"LogSoftmax", "log(softmax(x)) along `axis` (default -1 since opset 13; earlier versions flattened the input "
+                   "to 2-D at `axis`, default 1)."},
+    {"LpNormalization", "Divides by the Lp norm (`p` 1 or 2, default 2) along `axis` (default -1)."},
+    {"MatMul", "Matrix product as numpy.matmul: 1-D operands are promoted (and the added axis removed after), "
+               "batch dimensions broadcast."},
+    {"Max", "Elementwise maximum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
+    {"MaxPool", POOL "`dilations` default 1. `storage_order` only affects the optional Indices output."},
+    {"Mean", "Elementwise mean of any number of inputs with numpy broadcasting."},
+    {"Min", "Elementwise minimum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
+    {"Mod", BROADCAST "`fmod`=0 (default, integers only): the result takes the divisor's sign, like Python's %. "
+                      "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
+    {"Mul", BROADCAST "Integer multiplication wraps around on overflow."},
+    {"Neg", UNARY "-x."},
+    {"Not", UNARY "Logical negation of a bool tensor."},
+    {"Or", LOGICAL},
+    {"PRelu", "x for x >= 0, else slope * x; `slope` broadcasts unidirectionally to x."},
+    {"Pad", "`pads` (an input since opset 11) give begin values for every axis, then end values; negative values "
+            "crop. `mode` constant (default, with the optional constant_value input, default 0), reflect "
+            "(mirror without repeating the edge) or edge (repeat the edge)."},
+    {"Pow", "x ^ y elementwise with numpy broadcasting; the result has x's dtype."},
+    {"Reciprocal", UNARY "1 / x; 1 / 0 is inf."},
+    {"ReduceL1", REDUCE "Sum of absolute values."},
+    {"ReduceL2", REDUCE "Square root of the sum of squares."},
+    {"ReduceLogSum", REDUCE "log(sum(x))."},
+    {"ReduceLogSumExp", REDUCE "log(sum(exp(x)))."},
+    {"ReduceMax", REDUCE "Maximum."},
+    {"ReduceMean", REDUCE "Arithmetic mean."},
+    {"ReduceMin", REDUCE "Minimum."},
+    {"ReduceProd", REDUCE "Product."},
+    {"ReduceSum", REDUCE "Sum."},
+    {"ReduceSumSquare", REDUCE "Sum of squares."},
+    {"Relu", UNARY "max(0, x)."},
+    {"Reshape", "Gives the data the shape input's shape: one -1 dimension is inferred; 0 copies the input's "
+                "dimension at that position unless `allowzero`=1, where 0 means an empty dimension."},
+    {"Resize", "Scales each axis by `scales` or to `sizes` (inputs). `mode` nearest (default) / linear / cubic; "
+               "`coordinate_transformation_mode` (default half_pixel) maps output to input coordinates; "
+               "`nearest_mode` (default round_prefer_floor) rounds for nearest; `cubic_coeff_a` default -0.75; "
+               "`exclude_outside` and `extrapolation_value` (tf_crop_and_resize only)."},
+    {"Round", UNARY "To the nearest integer, halves to even (2.5 -> 2, -0.5 -> -0)."},
+    {"Selu", UNARY "gamma * (x for x > 0, else alpha * exp(x) - alpha); `alpha` ~1.67326 and `gamma` ~1.0507 by "
+                   "default."},
+    {"Sigmoid", UNARY "1 / (1 + exp(-x))."},
+    {"Sign", UNARY "-1, 0 or 1 by the sign of x."},
+    {"Sin", UNARY "Sine of x in radians."},
+    {"Slice", "`starts`, `ends` (exclusive), optional `axes` and `steps` are inputs. Negative values count from the "
+              "end; out-of-range starts and ends are clamped ([0, dim] for a positive step, [-1, dim-1] for a "
+              "negative one); a step may be negative but not 0."},
+    {"Softmax", "exp(x) / sum(exp(x)) along `axis` (default -1 since opset 13; earlier versions flattened the "
+                "input to 2-D at `axis`, default 1)."},
+    {"Softplus", UNARY "log(exp(x) + 1)."},
+    {"Softsign", UNARY "x / (1 + |x|)."},
+    {"SpaceToDepth", "Moves blocksize x blocksize spatial blocks into the channel axis (the inverse of "
+                     "DepthToSpace in DCR mode)."},
+    {"Split", "Splits along `axis` (default 0) into the outputs: sizes from the `split` input, or equal parts "
+              "(from opset 18 `num_outputs`, the last part smaller when the length does not divide)."},
+    {"Sqrt", UNARY "Square root; negative inputs give NaN."},
+    {"Squeeze", "Removes the axes listed in the `axes` input (an input since opset 13), each of length 1; without "
+                "axes, every axis of length 1."},
+    {"Sub", BROADCAST "Integer subtraction wraps around on overflow."},
+    {"Sum", "Elementwise sum of any number of inputs with numpy broadcasting."},
+    {"Tanh", UNARY "Hyperbolic tangent."},
+    {"ThresholdedRelu", UNARY "x for x > alpha, else 0; `alpha` defaults to 1.0."},
+    {"Tile", "Repeats the input `repeats[i]` times along axis i (`repeats` is an int64 input, one per axis)."},
+    {"Transpose", "Permutes the axes by `perm` (default: reverse them): output axis i is input axis perm[i]."},
+    {"Trilu", "Keeps the upper (`upper`=1, default) or lower triangle of the last two axes, shifted by the "
+              "optional diagonal input k (positive: above the main diagonal); the rest becomes 0."},
+    {"Unsqueeze", "Inserts axes of length 1 at the positions of the `axes` input (an input since opset 13), "
+                  "positions counted in the output's rank."},
+    {"Where", "condition ? X : Y elementwise, the three inputs broadcast numpy-style."},
+    {"Xor", LOGICAL},
+};
+
+#undef BROADCAST
+#undef COMPARE
+#undef LOGICAL
+#undef REDUCE
+#undef POOL
+#undef UNARY
+
+}  // namespace
+
+std::optional<std::string> onnxOpNote(const std::string& op) {
+  const auto* it = std::lower_bound(std::begin(kNotes), std::end(kNotes), op,
+                                    [](const OpNote& n, const std::string& key) { return n.op < key; });
+  if (it == std::end(kNotes) || it->op != op) return std::nullopt;
+  return std::string(it->note);
+}
+
+std::string onnxOpDocUrl(const std::string& op) { return "https://onnx.ai/onnx/operators/onnx__" + op + ".html"; }
+
+}  // namespace nnfuzz
