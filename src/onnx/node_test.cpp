@@ -296,6 +296,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"Dropout", {22}},  // 22 adds bfloat16
       {"Elu", {22}},
       {"Equal", {19}},
+      {"EyeLike", {22}},
       {"Flatten", {21, 23, 24, 25}},
       {"GlobalAveragePool", {22}},
       {"GlobalMaxPool", {22}},
@@ -310,8 +311,10 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"Reshape", {19, 21, 23, 24, 25}},
       {"Round", {22}},
       {"Selu", {22}},
+      {"Shape", {19, 21, 23, 24, 25}},
       {"Sin", {22}},
       {"Sinh", {22}},
+      {"Size", {19, 21, 23, 24, 25}},
       {"Softplus", {22}},
       {"Softsign", {22}},
       {"Squeeze", {21, 23, 24, 25}},
