@@ -310,6 +310,8 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"MaxPool", {22}},
       {"Reshape", {19, 21, 23, 24, 25}},
       {"Round", {22}},
+      {"ScatterElements", {18}},  // 18 adds reductions max and min (which our inference rejects)
+      {"ScatterND", {18}},  // as ScatterElements
       {"Selu", {22}},
       {"Shape", {19, 21, 23, 24, 25}},
       {"Sin", {22}},
@@ -320,6 +322,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"Squeeze", {21, 23, 24, 25}},
       {"Tan", {22}},
       {"ThresholdedRelu", {22}},
+      {"TopK", {24}},
       {"Transpose", {21, 23, 24, 25}},
       {"Unsqueeze", {21, 23, 24, 25}},
   };
