@@ -293,6 +293,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"ConvTranspose", {22}},
       {"Cos", {22}},
       {"Cosh", {22}},
+      {"Det", {22}},
       {"Dropout", {22}},  // 22 adds bfloat16
       {"Elu", {22}},
       {"Equal", {19}},
@@ -307,7 +308,9 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"IsInf", {20}},
       {"IsNaN", {20}},
       {"LpNormalization", {22}},
+      {"LpPool", {18, 22}},  // 18 adds ceil_mode and dilations (which our inference rejects)
       {"MaxPool", {22}},
+      {"MaxUnpool", {22}},
       {"Reshape", {19, 21, 23, 24, 25}},
       {"Round", {22}},
       {"ScatterElements", {18}},  // 18 adds reductions max and min (which our inference rejects)
