@@ -293,6 +293,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"ConvTranspose", {22}},
       {"Cos", {22}},
       {"Cosh", {22}},
+      {"DequantizeLinear", {19, 21, 23, 24, 25}},  // as QuantizeLinear
       {"Det", {22}},
       {"Dropout", {22}},  // 22 adds bfloat16
       {"Elu", {22}},
@@ -311,6 +312,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"LpPool", {18, 22}},  // 18 adds ceil_mode and dilations (which our inference rejects)
       {"MaxPool", {22}},
       {"MaxUnpool", {22}},
+      {"QuantizeLinear", {19, 21, 23, 24, 25}},  // later: saturate, block_size, output_dtype, new types (all rejected)
       {"Reshape", {19, 21, 23, 24, 25}},
       {"Round", {22}},
       {"ScatterElements", {18}},  // 18 adds reductions max and min (which our inference rejects)
