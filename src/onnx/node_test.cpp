@@ -280,13 +280,25 @@ std::vector<size_t> foldConstantOperands(onnx::ModelProto& model, const OpSpec& 
 // every later version of the op up to the newest one that qualifies.
 bool sameSemantics(const std::string& op, int ours, int selected) {
   static const std::map<std::string, std::vector<int>> kTypeOnlyVersions = {
+      {"Acos", {22}},
+      {"Acosh", {22}},
+      {"Asin", {22}},
+      {"Asinh", {22}},
+      {"Atan", {22}},
+      {"Atanh", {22}},
       {"AveragePool", {19, 22}},  // 19 adds dilations (which our inference rejects)
       {"Cast", {19, 21, 23, 24, 25}},  // 19 adds saturate, which only float8 targets read
+      {"CastLike", {19, 21, 23, 24, 25}},  // as Cast: saturate only matters for float8 targets
       {"Conv", {22}},
       {"ConvTranspose", {22}},
       {"Cos", {22}},
+      {"Cosh", {22}},
+      {"DequantizeLinear", {19, 21, 23, 24, 25}},  // as QuantizeLinear
+      {"Det", {22}},
+      {"Dropout", {22}},  // 22 adds bfloat16
       {"Elu", {22}},
       {"Equal", {19}},
+      {"EyeLike", {22}},
       {"Flatten", {21, 23, 24, 25}},
       {"GlobalAveragePool", {22}},
       {"GlobalMaxPool", {22}},
@@ -294,16 +306,29 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"HardSwish", {22}},
       {"Identity", {19, 21, 23, 24, 25}},
       {"InstanceNormalization", {22}},
+      {"IsInf", {20}},
+      {"IsNaN", {20}},
       {"LpNormalization", {22}},
+      {"LpPool", {18, 22}},  // 18 adds ceil_mode and dilations (which our inference rejects)
       {"MaxPool", {22}},
+      {"MaxUnpool", {22}},
+      {"QLinearMatMul", {21}},  // 21 adds float16/bfloat16 scales
+      {"QuantizeLinear", {19, 21, 23, 24, 25}},  // later: saturate, block_size, output_dtype, new types (all rejected)
       {"Reshape", {19, 21, 23, 24, 25}},
       {"Round", {22}},
+      {"ScatterElements", {18}},  // 18 adds reductions max and min (which our inference rejects)
+      {"ScatterND", {18}},  // as ScatterElements
       {"Selu", {22}},
+      {"Shape", {19, 21, 23, 24, 25}},
       {"Sin", {22}},
+      {"Sinh", {22}},
+      {"Size", {19, 21, 23, 24, 25}},
       {"Softplus", {22}},
       {"Softsign", {22}},
       {"Squeeze", {21, 23, 24, 25}},
+      {"Tan", {22}},
       {"ThresholdedRelu", {22}},
+      {"TopK", {24}},
       {"Transpose", {21, 23, 24, 25}},
       {"Unsqueeze", {21, 23, 24, 25}},
   };

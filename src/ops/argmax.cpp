@@ -44,20 +44,18 @@ void sampleArgAttrs(OpDraft& d) {
 
 // Calls f(line start, stride, length, output index) for every line along the axis.
 template <typename F>
-void forEachLine(const Tensor& x, const Attributes& attrs, F f) {
+void forEachArgLine(const Tensor& x, const Attributes& attrs, F f) {
   const auto axis = static_cast<size_t>(*normalizeAxis(attrs.getInt("axis", 0), x.type.rank()));
-  const int64_t len = x.type.shape[axis], inner = product(x.type.shape, axis + 1);
-  if (x.numel() == 0) return;  // empty tensors (imported models)
-  const int64_t outer = x.numel() / (len * inner);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t in = 0; in < inner; ++in) f(x.data.data() + o * len * inner + in, inner, len, o * inner + in);
+  forEachLine(x.type.shape, axis, [&](int64_t start, int64_t stride, int64_t len, int64_t line) {
+    f(x.data.data() + start, stride, len, line);
+  });
 }
 
 template <bool Max>
 void argKernel(KernelArgs& a) {
   const bool last = a.attrs.getInt("select_last_index", 0) == 1;
   Tensor& y = a.outputs[0];
-  forEachLine(*a.inputs[0], a.attrs, [&](const double* p, int64_t stride, int64_t len, int64_t out) {
+  forEachArgLine(*a.inputs[0], a.attrs, [&](const double* p, int64_t stride, int64_t len, int64_t out) {
     int64_t best = 0;
     for (int64_t j = 1; j < len; ++j) {
       const double v = p[j * stride], b = p[best * stride];
@@ -71,13 +69,8 @@ template <bool Max>
 bool argUnstable(const KernelArgs& a) {
   if (!isFloat(a.inputs[0]->type.dtype)) return false;
   bool unstable = false;
-  forEachLine(*a.inputs[0], a.attrs, [&](const double* p, int64_t stride, int64_t len, int64_t) {
-    double best = p[0];
-    for (int64_t j = 1; j < len; ++j) best = Max ? std::max(best, p[j * stride]) : std::min(best, p[j * stride]);
-    int64_t near = 0;  // positions within the margin of the best, the best included
-    for (int64_t j = 0; j < len; ++j)
-      if (std::abs(p[j * stride] - best) < kStabilityMargin * std::max(1.0, std::abs(best))) ++near;
-    if (near > 1) unstable = true;
+  forEachArgLine(*a.inputs[0], a.attrs, [&](const double* p, int64_t stride, int64_t len, int64_t) {
+    if (nearBestCount(p, stride, len, Max) > 1) unstable = true;
   });
   return unstable;
 }

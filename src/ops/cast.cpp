@@ -1,4 +1,5 @@
-// cast.cpp - Cast-13 (to any of nnfuzz's dtypes) and Identity-16.
+// cast.cpp - Cast-13 (to any of nnfuzz's dtypes), CastLike-15 (to the dtype of a second
+// operand, whose values are not read) and Identity-16.
 //
 // The kernel only copies: the interpreter's rounding to the output dtype is exactly
 // Cast's conversion (float rounding, truncation toward zero with wrap-around between
@@ -48,9 +49,8 @@ bool fits(DType to, double x) {
   }
 }
 
-bool castUnstable(const KernelArgs& a) {
+bool castUnstableTo(const KernelArgs& a, std::optional<DType> to) {
   const DType from = a.inputs[0]->type.dtype;
-  auto to = targetOf(a.attrs);
   if (!isFloat(from) || !to || isFloat(*to)) return false;
   for (double x : a.inputs[0]->data) {
     if (*to == DType::Bool) {
@@ -63,6 +63,26 @@ bool castUnstable(const KernelArgs& a) {
   return false;
 }
 
+bool castUnstable(const KernelArgs& a) { return castUnstableTo(a, targetOf(a.attrs)); }
+bool castLikeUnstable(const KernelArgs& a) { return castUnstableTo(a, a.inputs[1]->type.dtype); }
+
+// The target: any dtype the generator may create, any small shape (only its dtype counts).
+InputPattern castLikeTarget(const OpDraft& d) {
+  InputPattern p;
+  const Limits limits = *d.limits;
+  p.accepts = [](const TensorType&) { return true; };
+  p.sample = [limits](Rng& rng) {
+    return TensorType{sampleDType(rng, limits, kAllTypes), sampleShape(rng, limits, static_cast<int>(rng.uniformInt(0, 2)))};
+  };
+  return p;
+}
+
+InferResult inferCastLike(const InferArgs& args) {
+  if (!args.attrs.empty()) return InferResult::fail("CastLike takes no attributes");
+  if (!args.inputs[1]) return InferResult::fail("target_type is missing");
+  return {{TensorType{args.inputs[1]->dtype, args.inputs[0]->shape}}, {}};
+}
+
 }  // namespace
 
 const OpSpec& opCast() {
@@ -72,6 +92,18 @@ const OpSpec& opCast() {
     t.sampleAttrs = sampleCast;
     t.infer = inferCast;
     t.unstable = castUnstable;
+    return t;
+  }();
+  return s;
+}
+
+const OpSpec& opCastLike() {
+  static const OpSpec s = [] {
+    OpSpec t = unarySpec("CastLike", 15, kAllTypes, copyKernel);
+    t.minInputs = t.maxInputs = 2;
+    t.nextInput = castLikeTarget;
+    t.infer = inferCastLike;
+    t.unstable = castLikeUnstable;
     return t;
   }();
   return s;

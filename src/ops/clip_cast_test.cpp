@@ -1,4 +1,5 @@
-// clip_cast_test.cpp - Clip's optional bounds, Cast's conversions and stability, Identity.
+// clip_cast_test.cpp - Clip's optional bounds, Cast's conversions and stability, CastLike,
+// Identity.
 #include "ops/elem_test_util.h"
 
 namespace nnfuzz {
@@ -78,6 +79,22 @@ TEST(Identity, Copies) {
   const Tensor x = T(DType::UInt8, {2, 1}, {4, 200});
   const Tensor y = run("Identity", {&x});
   EXPECT_EQ(y, x);
+}
+
+TEST(CastLike, TakesTheTargetsDtypeAndNothingElse) {
+  const Tensor x = F({3}, {-1.7, 0.2, 2.9});
+  const Tensor like = T(DType::Int8, {2, 2}, {0, 0, 0, 0});
+  const Tensor y = run("CastLike", {&x, &like});
+  EXPECT_EQ(y.type, (TensorType{DType::Int8, {3}}));
+  expectNear(y, {-1, 0, 2});
+  EXPECT_FALSE(unstable("CastLike", {&x, &like}));
+  const Tensor edge = F({1}, {2.9999});
+  EXPECT_TRUE(unstable("CastLike", {&edge, &like}));  // truncation jumps at 3
+  const Tensor dbl = T(DType::Float64, {}, {0});
+  EXPECT_FALSE(unstable("CastLike", {&edge, &dbl}));
+  Attributes to;
+  to.setInt("to", 1);
+  EXPECT_FALSE(inferOp("CastLike", {&x, &like}, to).ok());
 }
 
 }  // namespace

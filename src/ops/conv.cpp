@@ -1,8 +1,10 @@
 // conv.cpp - Conv (opset 11 schema): 1-D/2-D/3-D convolution of X (N x C x D1..Dn) with
 // W (M x C/group x k1..kn), groups, strides, dilations, explicit or automatic padding,
-// kernel_shape given or taken from W, and an optional bias B (M).
+// kernel_shape given or taken from W, and an optional bias B (M). Also the shared
+// pieces conv_util.h declares for the quantized convolutions.
 #include <algorithm>
 
+#include "ops/conv_util.h"
 #include "ops/nn_util.h"
 
 namespace nnfuzz {
@@ -10,41 +12,11 @@ namespace nnfuzz {
 using namespace opsupport;
 using namespace nnsupport;
 
+namespace convsupport {
 namespace {
 
 constexpr int64_t kMaxPad = 3;     // explicit pads drawn from [0, kMaxPad] (more when the kernel needs it)
 constexpr int64_t kMaxKernel = 4;  // kernel dims drawn from [1, kMaxKernel]
-
-InferResult inferConv(const InferArgs& a) {
-  std::string err = unknownAttr(a.attrs, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
-  if (!err.empty()) return InferResult::fail(err);
-  const TensorType& x = *a.inputs[0];
-  if (a.inputs.size() < 2 || !a.inputs[1]) return InferResult::fail("W is required");
-  const TensorType& w = *a.inputs[1];
-  if (w.dtype != x.dtype) return InferResult::fail("W must have X's dtype");
-  if (w.rank() != x.rank()) return InferResult::fail("W must have X's rank");
-  int64_t group = 1;
-  if (!readInt(a.attrs, "group", 1, INT64_MAX, 1, group, err)) return InferResult::fail(err);
-  const int64_t c = x.shape[1], m = w.shape[0];
-  if (c % group != 0 || m % group != 0) return InferResult::fail("C and M must be divisible by group");
-  if (w.shape[1] * group != c) return InferResult::fail("W dim 1 must be C / group");
-  const Shape kernel = spatialDims(w.shape);
-  if (a.attrs.has("kernel_shape")) {
-    std::vector<int64_t> ks;
-    if (!readInts(a.attrs, "kernel_shape", kernel.size(), 1, 1, ks, err)) return InferResult::fail(err);
-    if (ks != kernel) return InferResult::fail("kernel_shape disagrees with W");
-  }
-  Window win;
-  if (!readWindow(a.attrs, spatialDims(x.shape), kernel, true, win, err) || !resolveForward(win, err))
-    return InferResult::fail(err);
-  if (a.inputs.size() > 2 && a.inputs[2]) {
-    const TensorType& b = *a.inputs[2];
-    if (b.dtype != x.dtype || b.shape != Shape{m}) return InferResult::fail("B must be a vector of M elements of X's dtype");
-  }
-  Shape out{x.shape[0], m};
-  out.insert(out.end(), win.out.begin(), win.out.end());
-  return {{TensorType{x.dtype, out}}, {}};
-}
 
 // Largest kernel dim i can take given the padding mode and pads already chosen.
 int64_t largestKernel(const Window& w, size_t i, const Limits& limits) {
@@ -56,6 +28,36 @@ int64_t largestKernel(const Window& w, size_t i, const Limits& limits) {
     default: return cap;  // SAME pads grow with the kernel
   }
   return std::clamp<int64_t>((room - 1) / w.dilations[i] + 1, 1, cap);
+}
+
+}  // namespace
+
+std::optional<Shape> convOutput(const Attributes& attrs, const Shape& x, const Shape& w, std::string& err) {
+  int64_t group = 1;
+  if (!readInt(attrs, "group", 1, INT64_MAX, 1, group, err)) return std::nullopt;
+  const int64_t c = x[1], m = w[0];
+  if (c % group != 0 || m % group != 0) {
+    err = "C and M must be divisible by group";
+    return std::nullopt;
+  }
+  if (w[1] * group != c) {
+    err = "W dim 1 must be C / group";
+    return std::nullopt;
+  }
+  const Shape kernel = spatialDims(w);
+  if (attrs.has("kernel_shape")) {
+    std::vector<int64_t> ks;
+    if (!readInts(attrs, "kernel_shape", kernel.size(), 1, 1, ks, err)) return std::nullopt;
+    if (ks != kernel) {
+      err = "kernel_shape disagrees with W";
+      return std::nullopt;
+    }
+  }
+  Window win;
+  if (!readWindow(attrs, spatialDims(x), kernel, true, win, err) || !resolveForward(win, err)) return std::nullopt;
+  Shape out{x[0], m};
+  out.insert(out.end(), win.out.begin(), win.out.end());
+  return out;
 }
 
 void sampleConvAttrs(OpDraft& d) {
@@ -99,17 +101,13 @@ void sampleConvAttrs(OpDraft& d) {
   }
 }
 
-InputPattern nextConvInput(const OpDraft& d) {
-  const TensorType x = d.first();
-  if (d.inputTypes.size() == 2) {  // B: one per output channel
-    const int64_t m = d.inputTypes[1].shape[0];
-    return InputPattern::exactly(TensorType{x.dtype, Shape{m}}, defaultRange(x.dtype));
-  }
+InputPattern convWeight(const TensorType& x, const Attributes& attrs, const Limits& limits, DType wtype, ValueRange range) {
   InputPattern p;
-  const Attributes attrs = d.attrs;
-  const Limits limits = *d.limits;
-  p.accepts = [x, attrs](const TensorType& t) { return inferAccepts(inferConv, {x}, t, attrs); };
-  p.sample = [x, attrs, limits](Rng& rng) {
+  p.accepts = [x, attrs, wtype](const TensorType& t) {
+    std::string err;
+    return t.dtype == wtype && t.rank() == x.rank() && convOutput(attrs, x.shape, t.shape, err).has_value();
+  };
+  p.sample = [x, attrs, limits, wtype](Rng& rng) {
     const int64_t group = attrs.getInt("group", 1);
     const size_t n = x.shape.size() - 2;
     Shape ws{group * rng.uniformInt(1, std::max<int64_t>(1, limits.maxDim / group)), x.shape[1] / group};
@@ -122,44 +120,82 @@ InputPattern nextConvInput(const OpDraft& d) {
       readWindow(attrs, spatialDims(x.shape), Shape(n, 1), true, w, err);
       for (size_t i = 0; i < n; ++i) ws.push_back(rng.uniformInt(1, largestKernel(w, i, limits)));
     }
-    return TensorType{x.dtype, ws};
+    return TensorType{wtype, ws};
   };
-  p.range = defaultRange(x.dtype);
+  p.range = range;
   return p;
 }
 
-void convKernel(KernelArgs& a) {
-  const Tensor& x = *a.inputs[0];
-  const Tensor& w = *a.inputs[1];
-  const Tensor* b = a.inputs.size() > 2 ? a.inputs[2] : nullptr;
-  Tensor& y = a.outputs[0];
+void convSums(const Tensor& x, const Tensor& w, const Attributes& attrs, double xZero,
+              const std::function<double(int64_t)>& wZero, Tensor& y) {
   Window win;
   std::string err;
-  readWindow(a.attrs, spatialDims(x.type.shape), spatialDims(w.type.shape), true, win, err);
+  readWindow(attrs, spatialDims(x.type.shape), spatialDims(w.type.shape), true, win, err);
   resolveForward(win, err);
   const int64_t batch = x.type.shape[0], c = x.type.shape[1], m = w.type.shape[0];
-  const int64_t group = a.attrs.getInt("group", 1), cg = c / group, mg = m / group;
+  const int64_t group = attrs.getInt("group", 1), cg = c / group, mg = m / group;
   const int64_t inSize = product(win.in), outSize = product(win.out), kSize = product(win.kernel);
   std::vector<int64_t> o(win.rank(), 0), scratch;
   std::vector<std::pair<int64_t, int64_t>> taps;
   taps.reserve(static_cast<size_t>(kSize));
   if (y.numel() == 0) return;  // empty tensors (imported models)
+  std::vector<double> wz(static_cast<size_t>(m));
+  for (int64_t oc = 0; oc < m; ++oc) wz[static_cast<size_t>(oc)] = wZero ? wZero(oc) : 0.0;
   int64_t of = 0;
   do {
     windowTaps(win, o, scratch, taps);
     for (int64_t nb = 0; nb < batch; ++nb)
       for (int64_t oc = 0; oc < m; ++oc) {
         const int64_t g = oc / mg;
-        double acc = b ? b->data[static_cast<size_t>(oc)] : 0.0;
+        double acc = 0.0;
         for (int64_t ic = 0; ic < cg; ++ic) {
           const int64_t xBase = (nb * c + g * cg + ic) * inSize, wBase = (oc * cg + ic) * kSize;
           for (const auto& [kf, xf] : taps)
-            acc += x.data[static_cast<size_t>(xBase + xf)] * w.data[static_cast<size_t>(wBase + kf)];
+            acc += (x.data[static_cast<size_t>(xBase + xf)] - xZero) * (w.data[static_cast<size_t>(wBase + kf)] - wz[static_cast<size_t>(oc)]);
         }
         y.data[static_cast<size_t>((nb * m + oc) * outSize + of)] = acc;
       }
     ++of;
   } while (nextIndex(o, win.out));
+}
+
+}  // namespace convsupport
+
+namespace {
+
+InferResult inferConv(const InferArgs& a) {
+  std::string err = unknownAttr(a.attrs, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  if (!err.empty()) return InferResult::fail(err);
+  const TensorType& x = *a.inputs[0];
+  if (a.inputs.size() < 2 || !a.inputs[1]) return InferResult::fail("W is required");
+  const TensorType& w = *a.inputs[1];
+  if (w.dtype != x.dtype) return InferResult::fail("W must have X's dtype");
+  if (w.rank() != x.rank()) return InferResult::fail("W must have X's rank");
+  auto out = convsupport::convOutput(a.attrs, x.shape, w.shape, err);
+  if (!out) return InferResult::fail(err);
+  if (a.inputs.size() > 2 && a.inputs[2]) {
+    const TensorType& b = *a.inputs[2];
+    if (b.dtype != x.dtype || b.shape != Shape{w.shape[0]}) return InferResult::fail("B must be a vector of M elements of X's dtype");
+  }
+  return {{TensorType{x.dtype, *out}}, {}};
+}
+
+InputPattern nextConvInput(const OpDraft& d) {
+  const TensorType x = d.first();
+  if (d.inputTypes.size() == 2) {  // B: one per output channel
+    const int64_t m = d.inputTypes[1].shape[0];
+    return InputPattern::exactly(TensorType{x.dtype, Shape{m}}, defaultRange(x.dtype));
+  }
+  return convsupport::convWeight(x, d.attrs, *d.limits, x.dtype, defaultRange(x.dtype));
+}
+
+void convKernel(KernelArgs& a) {
+  const Tensor* b = a.inputs.size() > 2 ? a.inputs[2] : nullptr;
+  Tensor& y = a.outputs[0];
+  convsupport::convSums(*a.inputs[0], *a.inputs[1], a.attrs, 0.0, nullptr, y);
+  if (!b || y.numel() == 0) return;
+  const int64_t m = y.type.shape[1], outSize = y.numel() / (y.type.shape[0] * m);
+  for (size_t i = 0; i < y.data.size(); ++i) y.data[i] += b->data[static_cast<size_t>((static_cast<int64_t>(i) / outSize) % m)];
 }
 
 }  // namespace
@@ -180,7 +216,7 @@ const OpSpec& opConv() {
                intsDomain("kernel_shape", 1, 5, 1, 3),
                intsDomain("pads", 0, 3, 2, 6),
                intsDomain("strides", 1, 3, 1, 3)};
-    s.sampleAttrs = sampleConvAttrs;
+    s.sampleAttrs = convsupport::sampleConvAttrs;
     s.nextInput = nextConvInput;
     s.infer = inferConv;
     s.reference = convKernel;

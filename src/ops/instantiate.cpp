@@ -61,16 +61,22 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   const std::function<ValueRange(const TensorType&)> rangeOfFirst = [&](const TensorType& t) {
     return firstRangeOf(spec, t.dtype);
   };
-  if (source) {
+  if (spec.sampleConstantFirst) {
+    first.constant = spec.sampleConstantFirst(rng, limits);
+    first.type = first.constant->type;
+  } else if (source) {
     const std::function<TensorType(Rng&)> sample = [&](Rng& r) { return sampleFirstType(spec, r, limits); };
     first.existing = source->pinned(0, OperandNeed{acceptsFirst, rangeOfFirst, sample});
   }
-  if (first.existing == kNoValue && source && rng.bernoulli(pickingRate))
-    first.existing = source->pickExisting(acceptsFirst, rangeOfFirst);
-  first.type = first.existing != kNoValue ? source->typeOf(first.existing) : sampleFirstType(spec, rng, limits);
+  if (!first.constant) {
+    if (first.existing == kNoValue && source && rng.bernoulli(pickingRate))
+      first.existing = source->pickExisting(acceptsFirst, rangeOfFirst);
+    first.type = first.existing != kNoValue ? source->typeOf(first.existing) : sampleFirstType(spec, rng, limits);
+  }
   first.range = firstRangeOf(spec, first.type.dtype);
   draft.inputTypes.push_back(first.type);
   draft.omitted.push_back(false);
+  draft.constants.push_back(first.constant);
   result.operands.push_back(std::move(first));
 
   // (3) attributes given the first input
@@ -98,6 +104,7 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
     }
     draft.inputTypes.push_back(op.type);
     draft.omitted.push_back(op.omitted);
+    draft.constants.push_back(op.constant);
     result.operands.push_back(std::move(op));
   }
   while (result.operands.size() > 1 && result.operands.back().omitted) result.operands.pop_back();

@@ -239,4 +239,13 @@ int64_t sampleDivisor(Rng& rng, int64_t n) {
   return rng.pick(divisors);
 }
 
+int64_t nearBestCount(const double* p, int64_t stride, int64_t len, bool largest) {
+  double best = p[0];
+  for (int64_t j = 1; j < len; ++j) best = largest ? std::max(best, p[j * stride]) : std::min(best, p[j * stride]);
+  int64_t near = 0;
+  for (int64_t j = 0; j < len; ++j)
+    if (std::abs(p[j * stride] - best) < opsupport::kStabilityMargin * std::max(1.0, std::abs(best))) ++near;
+  return near;
+}
+
 }  // namespace nnfuzz::nnsupport

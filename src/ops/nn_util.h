@@ -1,6 +1,6 @@
 // nn_util.h - helpers shared by the neural-network operator files (conv, conv_transpose,
-// pool, global_pool, batch_norm, gemm, matmul, softmax, reduce, argmax): attribute
-// validation, the window geometry of convolutions and pooling (auto_pad, pads, strides,
+// pool, global_pool, batch_norm, gemm, matmul, softmax, reduce, argmax, topk, ...): attribute
+// validation, walking lines along an axis, the window geometry of convolutions and pooling (auto_pad, pads, strides,
 // dilations, ceil_mode) and axis lists.
 #pragma once
 
@@ -112,5 +112,21 @@ std::vector<int64_t> sampleAxes(Rng& rng, int rank);
 
 /// A random divisor of n (1 and n favoured).
 int64_t sampleDivisor(Rng& rng, int64_t n);
+
+/// Calls f(first element offset, stride, length, line number) for every line of a
+/// row-major tensor of `shape` along `axis` (nothing when the tensor is empty).
+template <typename F>
+void forEachLine(const Shape& shape, size_t axis, F f) {
+  const int64_t len = shape[axis], inner = product(shape, axis + 1), total = product(shape);
+  if (total == 0) return;
+  const int64_t outer = total / (len * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) f(o * len * inner + in, inner, len, o * inner + in);
+}
+
+/// How many elements of a line lie within the stability margin of its largest (or, with
+/// !largest, smallest) element, that one included: above 1 the winner of an arg-max style
+/// choice could flip under float32 rounding upstream.
+int64_t nearBestCount(const double* p, int64_t stride, int64_t len, bool largest);
 
 }  // namespace nnfuzz::nnsupport

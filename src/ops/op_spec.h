@@ -83,6 +83,7 @@ struct OpDraft {
   int arity = 1;                       ///< number of operand slots (step 1)
   std::vector<TensorType> inputTypes;  ///< chosen so far; size() == index being sampled
   std::vector<bool> omitted;           ///< per chosen operand: left empty
+  std::vector<std::optional<Tensor>> constants;  ///< per chosen operand: its fixed contents, if a constant
   Attributes attrs;
   const Limits* limits = nullptr;
   Rng* rng = nullptr;
@@ -144,6 +145,9 @@ struct OpSpec {
   /// sampleFirst must be set too, so a fresh first input is sampled from the domain.
   bool (*acceptsFirst)(const TensorType&, const Limits&) = nullptr;
   TensorType (*sampleFirst)(Rng&, const Limits&, DType) = nullptr;
+  /// When operand 0 must be a constant (constantInputs bit 0: Range's start,
+  /// ConstantOfShape's shape): draws its contents; the generator makes it a fresh weight.
+  Tensor (*sampleConstantFirst)(Rng&, const Limits&) = nullptr;
   /// The values the first input may hold, given nothing else (nullptr: defaultRange).
   ValueRange (*firstRange)(DType) = nullptr;
   /// Step 3: attributes given the first input (nullptr: no attributes).

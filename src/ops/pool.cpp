@@ -1,11 +1,14 @@
-// pool.cpp - MaxPool (opset 12 schema) and AveragePool (opset 11 schema: no dilations)
-// over N x C x D1..Dn inputs: kernel_shape, strides, explicit or automatic padding,
-// ceil_mode, MaxPool's dilations and storage_order, AveragePool's count_include_pad.
+// pool.cpp - MaxPool (opset 12 schema), AveragePool (opset 11 schema: no dilations) and
+// LpPool (opset 11 schema: no dilations, no ceil_mode) over N x C x D1..Dn inputs:
+// kernel_shape, strides, explicit or automatic padding, ceil_mode, MaxPool's dilations
+// and storage_order, AveragePool's count_include_pad, LpPool's p (default 2; padding adds
+// nothing to the sum of |x|^p).
 //
 // Only MaxPool's first output (Y) is produced: its Indices output depends on how ties
 // are broken and is left out. Explicit pads must be smaller than the kernel (ONNX
 // Runtime enforces it, and a window made of padding only has no max or average).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "ops/nn_util.h"
@@ -19,10 +22,17 @@ namespace {
 
 constexpr int64_t kMaxKernel = 4;
 
-// Reads and checks a pooling node's geometry (max: MaxPool's attribute set).
-bool poolWindow(const Attributes& attrs, const Shape& xs, bool max, Window& w, std::string& err) {
-  err = max ? unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"})
-            : unknownAttr(attrs, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+enum class Pool { Max, Average, Lp };
+
+// Reads and checks a pooling node's geometry (the attribute set of the given kind).
+bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, std::string& err) {
+  const bool max = kind == Pool::Max;
+  if (kind == Pool::Max)
+    err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
+  else if (kind == Pool::Average)
+    err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+  else
+    err = unknownAttr(attrs, {"auto_pad", "kernel_shape", "p", "pads", "strides"});
   if (!err.empty()) return false;
   const size_t n = xs.size() - 2;
   if (!attrs.has("kernel_shape")) {
@@ -41,23 +51,25 @@ bool poolWindow(const Attributes& attrs, const Shape& xs, bool max, Window& w, s
   if (!readInt(attrs, "ceil_mode", 0, 1, 0, flag, err)) return false;
   w.ceilMode = flag == 1;
   if (max && !readInt(attrs, "storage_order", 0, 1, 0, flag, err)) return false;
-  if (!max && !readInt(attrs, "count_include_pad", 0, 1, 0, flag, err)) return false;
+  if (kind == Pool::Average && !readInt(attrs, "count_include_pad", 0, 1, 0, flag, err)) return false;
+  if (kind == Pool::Lp && !readInt(attrs, "p", 1, INT64_MAX, 2, flag, err)) return false;
   return resolveForward(w, err);
 }
 
-template <bool Max>
+template <Pool Kind>
 InferResult inferPool(const InferArgs& a) {
   const TensorType& x = *a.inputs[0];
   Window w;
   std::string err;
-  if (!poolWindow(a.attrs, x.shape, Max, w, err)) return InferResult::fail(err);
+  if (!poolWindow(a.attrs, x.shape, Kind, w, err)) return InferResult::fail(err);
   Shape out{x.shape[0], x.shape[1]};
   out.insert(out.end(), w.out.begin(), w.out.end());
   return {{TensorType{x.dtype, out}}, {}};
 }
 
-template <bool Max>
+template <Pool Kind>
 void samplePoolAttrs(OpDraft& d) {
+  constexpr bool Max = Kind == Pool::Max;
   Rng& rng = *d.rng;
   const Shape& xs = d.first().shape;
   const size_t n = xs.size() - 2;
@@ -103,7 +115,7 @@ void samplePoolAttrs(OpDraft& d) {
     }
     resolveForward(w, err);
   }
-  if (rng.bernoulli(0.4)) {
+  if (Kind != Pool::Lp && rng.bernoulli(0.4)) {
     // ceil_mode only where ONNX shape inference and the runtime rule agree on the size.
     Window c = w;
     c.ceilMode = true;
@@ -119,19 +131,22 @@ void samplePoolAttrs(OpDraft& d) {
     pads.insert(pads.end(), w.padEnd.begin(), w.padEnd.end());
     writeInts(d.attrs, "pads", pads, 0, rng);
   }
-  if (w.ceilMode || rng.bernoulli(0.3)) d.attrs.setInt("ceil_mode", w.ceilMode ? 1 : 0);
+  if (Kind != Pool::Lp && (w.ceilMode || rng.bernoulli(0.3))) d.attrs.setInt("ceil_mode", w.ceilMode ? 1 : 0);
   if (Max && rng.bernoulli(0.2)) d.attrs.setInt("storage_order", 0);
-  if (!Max && rng.bernoulli(0.7)) d.attrs.setInt("count_include_pad", rng.uniformInt(0, 1));
+  if (Kind == Pool::Average && rng.bernoulli(0.7)) d.attrs.setInt("count_include_pad", rng.uniformInt(0, 1));
+  if (Kind == Pool::Lp && rng.bernoulli(0.7)) d.attrs.setInt("p", rng.uniformInt(1, 3));
 }
 
-template <bool Max>
+template <Pool Kind>
 void poolKernel(KernelArgs& a) {
+  constexpr bool Max = Kind == Pool::Max;
   const Tensor& x = *a.inputs[0];
   Tensor& y = a.outputs[0];
   Window w;
   std::string err;
-  poolWindow(a.attrs, x.type.shape, Max, w, err);
+  poolWindow(a.attrs, x.type.shape, Kind, w, err);
   const bool includePad = a.attrs.getInt("count_include_pad", 0) == 1;
+  const auto lpOrder = static_cast<double>(a.attrs.getInt("p", 2));
   const int64_t planes = x.type.shape[0] * x.type.shape[1];
   const int64_t inSize = product(w.in), outSize = product(w.out);
   const double lowest = isFloat(x.type.dtype) ? -std::numeric_limits<double>::infinity()
@@ -153,33 +168,36 @@ void poolKernel(KernelArgs& a) {
       double acc = Max ? lowest : 0.0;
       for (const auto& tap : taps) {
         const double v = plane[tap.second];
-        acc = Max ? std::max(acc, v) : acc + v;
+        acc = Max ? std::max(acc, v) : acc + (Kind == Pool::Lp ? std::pow(std::abs(v), lpOrder) : v);
       }
-      if (!Max) acc /= includePad ? padded : static_cast<double>(taps.size());
+      if (Kind == Pool::Average) acc /= includePad ? padded : static_cast<double>(taps.size());
+      if (Kind == Pool::Lp) acc = std::pow(acc, 1.0 / lpOrder);
       y.data[static_cast<size_t>(p * outSize + of)] = acc;
     }
     ++of;
   } while (nextIndex(o, w.out));
 }
 
-OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes, bool max) {
+template <Pool Kind>
+OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes) {
   OpSpec s;
   s.name = name;
   s.sinceVersion = version;
   s.dtypes = std::move(dtypes);
   s.minRank = 3;
   s.maxRank = 5;
-  s.attrs = {autoPadDomain(), intDomain("ceil_mode", 0, 1), intsDomain("kernel_shape", 1, 5, 1, 3),
-             intsDomain("pads", 0, 3, 2, 6), intsDomain("strides", 1, 3, 1, 3)};
-  if (max) {
+  s.attrs = {autoPadDomain(), intsDomain("kernel_shape", 1, 5, 1, 3), intsDomain("pads", 0, 3, 2, 6),
+             intsDomain("strides", 1, 3, 1, 3)};
+  if (Kind != Pool::Lp) s.attrs.push_back(intDomain("ceil_mode", 0, 1));
+  if (Kind == Pool::Max) {
     s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
     s.attrs.push_back(intDomain("storage_order", 0, 1));
-  } else {
-    s.attrs.push_back(intDomain("count_include_pad", 0, 1));
   }
-  s.sampleAttrs = max ? samplePoolAttrs<true> : samplePoolAttrs<false>;
-  s.infer = max ? inferPool<true> : inferPool<false>;
-  s.reference = max ? poolKernel<true> : poolKernel<false>;
+  if (Kind == Pool::Average) s.attrs.push_back(intDomain("count_include_pad", 0, 1));
+  if (Kind == Pool::Lp) s.attrs.push_back(intDomain("p", 1, 3));
+  s.sampleAttrs = samplePoolAttrs<Kind>;
+  s.infer = inferPool<Kind>;
+  s.reference = poolKernel<Kind>;
   return s;
 }
 
@@ -187,12 +205,17 @@ OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes, b
 
 const OpSpec& opMaxPool() {
   static const OpSpec s =
-      poolSpec("MaxPool", 12, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8}, true);
+      poolSpec<Pool::Max>("MaxPool", 12, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8});
   return s;
 }
 
 const OpSpec& opAveragePool() {
-  static const OpSpec s = poolSpec("AveragePool", 11, kFloatTypes, false);
+  static const OpSpec s = poolSpec<Pool::Average>("AveragePool", 11, kFloatTypes);
+  return s;
+}
+
+const OpSpec& opLpPool() {
+  static const OpSpec s = poolSpec<Pool::Lp>("LpPool", 11, kFloatTypes);
   return s;
 }
 

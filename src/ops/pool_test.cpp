@@ -1,8 +1,10 @@
-// pool_test.cpp - MaxPool, AveragePool and the global pools: ceil_mode and its
-// last-window rule, dilations, padding that never wins a max, count_include_pad with
+// pool_test.cpp - MaxPool, AveragePool, LpPool, MaxUnpool and the global pools: ceil_mode
+// and its last-window rule, dilations, padding that never wins a max, count_include_pad with
 // windows running past the padding, the validity checks, and sampler reach.
 #include <cmath>
 #include <set>
+
+#include <algorithm>
 
 #include "ops/nn_test_util.h"
 
@@ -161,6 +163,54 @@ TEST(PoolSampling, ReachesTheAttributeSpace) {
   });
   EXPECT_TRUE(seen.count("ceil"));
   EXPECT_TRUE(seen.count("include"));
+}
+
+TEST(LpPool, NormOverWindowsWithPadding) {
+  const Tensor x = F({1, 1, 2, 2}, {3, -4, 0, 12});
+  Attributes a = A([](Attributes& t) { t.setInts("kernel_shape", {2, 2}); });
+  expectValues(run("LpPool", {&x}, a), {1, 1, 1, 1}, {13});  // sqrt(9 + 16 + 144)
+  a.setInt("p", 1);
+  expectValues(run("LpPool", {&x}, a), {1, 1, 1, 1}, {19});
+  Attributes padded = A([](Attributes& t) {
+    t.setInts("kernel_shape", {1, 2});
+    t.setInts("pads", {0, 1, 0, 0});
+  });
+  expectValues(run("LpPool", {&x}, padded), {1, 1, 2, 2}, {3, 5, 0, 12});  // padding adds nothing
+  EXPECT_FALSE(inferOp("LpPool", {&x}, A([](Attributes& t) {
+                 t.setInts("kernel_shape", {2, 2});
+                 t.setInt("ceil_mode", 1);  // not in LpPool-11
+               })).ok());
+  EXPECT_FALSE(inferOp("LpPool", {&x}, A([](Attributes& t) {
+                 t.setInts("kernel_shape", {2, 2});
+                 t.setInt("p", 0);
+               })).ok());
+}
+
+TEST(MaxUnpool, ScattersIntoTheDefaultShapeAndPadsToOutputShape) {
+  const Tensor x = F({1, 1, 2, 2}, {5, 6, 7, 8});
+  const Tensor idx = T(DType::Int64, {1, 1, 2, 2}, {5, 7, 13, 15});
+  Attributes a = A([](Attributes& t) {
+    t.setInts("kernel_shape", {2, 2});
+    t.setInts("strides", {2, 2});
+  });
+  std::vector<double> want(16, 0.0);
+  want[5] = 5, want[7] = 6, want[13] = 7, want[15] = 8;
+  expectValues(run("MaxUnpool", {&x, &idx}, a), {1, 1, 4, 4}, want);
+  const Tensor shape = int64Tensor({1, 1, 5, 5});
+  const Tensor y = run("MaxUnpool", {&x, &idx, &shape}, a);
+  EXPECT_EQ(y.type.shape, (Shape{1, 1, 5, 5}));
+  EXPECT_EQ(y.data[6], 5);  // (1, 1) of the 4 x 4 result
+  EXPECT_EQ(y.data[18], 8);
+  const Tensor repeated = T(DType::Int64, {1, 1, 2, 2}, {5, 5, 13, 15});
+  EXPECT_FALSE(inferOp("MaxUnpool", {&x, &repeated}, a).ok());
+  const Tensor outside = T(DType::Int64, {1, 1, 2, 2}, {5, 7, 13, 16});
+  EXPECT_FALSE(inferOp("MaxUnpool", {&x, &outside}, a).ok());
+  sample("MaxUnpool", 30, [](const Instantiation& inst) {
+    ASSERT_TRUE(inst.operands[1].constant.has_value());
+    std::vector<double> seen = inst.operands[1].constant->data;
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+  });
 }
 
 }  // namespace

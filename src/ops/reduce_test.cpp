@@ -127,5 +127,15 @@ TEST(ArgMax, NearAndExactFloatTiesAreUnstable) {
   EXPECT_FALSE(unstable("ArgMax", {&intTie})) << "integer ties are exact";
 }
 
+TEST(Hardmax, OneAtTheFirstLargestAlongTheAxis) {
+  const Tensor x = F({2, 3}, {1, 5, 2, 7, 0, 7});
+  expectValues(run("Hardmax", {&x}), {2, 3}, {0, 1, 0, 1, 0, 0});  // the first of tied 7s
+  expectValues(run("Hardmax", {&x}, A([](Attributes& a) { a.setInt("axis", 0); })), {2, 3}, {0, 1, 0, 1, 0, 1});
+  EXPECT_TRUE(unstable("Hardmax", {&x}));  // a tie
+  const Tensor clear = F({2, 3}, {1, 5, 2, 7, 0, 6});
+  EXPECT_FALSE(unstable("Hardmax", {&clear}));
+  EXPECT_FALSE(inferOp("Hardmax", {&x}, A([](Attributes& a) { a.setInt("axis", 2); })).ok());
+}
+
 }  // namespace
 }  // namespace nnfuzz

@@ -30,6 +30,8 @@ TEST(Registry, EverySpecIsComplete) {
     if (spec->maxInputs > 1) {
       EXPECT_NE(spec->nextInput, nullptr) << "further inputs need a pattern";
     }
+    EXPECT_EQ(spec->isConstantInput(0), spec->sampleConstantFirst != nullptr)
+        << "a constant first operand is drawn by sampleConstantFirst, and only then";
     if (spec->acceptsFirst) {
       EXPECT_NE(spec->sampleFirst, nullptr) << "a restricted first input needs a sampler";
     }

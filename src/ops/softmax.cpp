@@ -1,5 +1,7 @@
-// softmax.cpp - Softmax and LogSoftmax (opset 13 schemas): normalised exponentials along
-// one axis (default -1), computed with the maximum subtracted so large inputs stay finite.
+// softmax.cpp - Softmax, LogSoftmax and Hardmax (opset 13 schemas) along one axis
+// (default -1). Softmax and LogSoftmax are computed with the maximum subtracted so large
+// inputs stay finite. Hardmax is 1 at the first largest element of each line and 0
+// elsewhere; like ArgMax it is unstable when a line's two best values tie or nearly do.
 #include <algorithm>
 #include <cmath>
 
@@ -46,8 +48,31 @@ void softmaxKernel(KernelArgs& a) {
     }
 }
 
-template <bool Log>
-OpSpec softmaxSpec(std::string_view name) {
+size_t axisOf(const KernelArgs& a) {
+  return static_cast<size_t>(*normalizeAxis(a.attrs.getInt("axis", -1), a.inputs[0]->type.rank()));
+}
+
+void hardmaxKernel(KernelArgs& a) {
+  const Tensor& x = *a.inputs[0];
+  Tensor& y = a.outputs[0];
+  forEachLine(x.type.shape, axisOf(a), [&](int64_t start, int64_t stride, int64_t len, int64_t) {
+    int64_t best = 0;
+    for (int64_t j = 1; j < len; ++j)
+      if (x.data[static_cast<size_t>(start + j * stride)] > x.data[static_cast<size_t>(start + best * stride)]) best = j;
+    y.data[static_cast<size_t>(start + best * stride)] = 1.0;
+  });
+}
+
+bool hardmaxUnstable(const KernelArgs& a) {
+  const Tensor& x = *a.inputs[0];
+  bool unstable = false;
+  forEachLine(x.type.shape, axisOf(a), [&](int64_t start, int64_t stride, int64_t len, int64_t) {
+    if (nearBestCount(x.data.data() + start, stride, len, true) > 1) unstable = true;
+  });
+  return unstable;
+}
+
+OpSpec axisSpec(std::string_view name, void (*kernel)(KernelArgs&)) {
   OpSpec s;
   s.name = name;
   s.sinceVersion = 13;
@@ -57,18 +82,26 @@ OpSpec softmaxSpec(std::string_view name) {
   s.attrs = {intDomain("axis", -5, 4)};
   s.sampleAttrs = sampleSoftmaxAttrs;
   s.infer = inferSoftmax;
-  s.reference = softmaxKernel<Log>;
+  s.reference = kernel;
   return s;
 }
 
 }  // namespace
 
 const OpSpec& opSoftmax() {
-  static const OpSpec s = softmaxSpec<false>("Softmax");
+  static const OpSpec s = axisSpec("Softmax", softmaxKernel<false>);
   return s;
 }
 const OpSpec& opLogSoftmax() {
-  static const OpSpec s = softmaxSpec<true>("LogSoftmax");
+  static const OpSpec s = axisSpec("LogSoftmax", softmaxKernel<true>);
+  return s;
+}
+const OpSpec& opHardmax() {
+  static const OpSpec s = [] {
+    OpSpec t = axisSpec("Hardmax", hardmaxKernel);
+    t.unstable = hardmaxUnstable;
+    return t;
+  }();
   return s;
 }
 

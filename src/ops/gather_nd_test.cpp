@@ -1,0 +1,82 @@
+// gather_nd_test.cpp - GatherND (tuples, slices, batch_dims, negative indices), ScatterND
+// and ScatterElements (reductions, repeated targets rejected for reduction none, sampled
+// indices never repeat a target).
+#include <set>
+
+#include "ops/nn_test_util.h"
+
+namespace nnfuzz {
+namespace {
+
+using namespace nntest;
+
+Tensor ints(Shape s, std::vector<double> v) { return T(DType::Int64, std::move(s), std::move(v)); }
+
+const Tensor kGrid = F({2, 3}, {0, 1, 2, 3, 4, 5});
+
+TEST(GatherND, TuplesSlicesAndBatches) {
+  const Tensor cells = ints({2, 2}, {1, 2, 0, -1});
+  expectValues(run("GatherND", {&kGrid, &cells}), {2}, {5, 2});
+  const Tensor rows = ints({1, 1}, {1});
+  expectValues(run("GatherND", {&kGrid, &rows}), {1, 3}, {3, 4, 5});
+  const Tensor perBatch = ints({2, 1}, {2, 0});  // batch_dims 1: row 0 picks 2, row 1 picks 0
+  expectValues(run("GatherND", {&kGrid, &perBatch}, A([](Attributes& a) { a.setInt("batch_dims", 1); })), {2},
+               {2, 3});
+  const Tensor tooLong = ints({1, 3}, {0, 0, 0});
+  EXPECT_FALSE(inferOp("GatherND", {&kGrid, &tooLong}).ok());
+  const Tensor outside = ints({1, 2}, {2, 0});
+  EXPECT_FALSE(inferOp("GatherND", {&kGrid, &outside}).ok());
+  const Tensor i32 = T(DType::Int32, {1, 1}, {0});
+  EXPECT_FALSE(inferOp("GatherND", {&kGrid, &i32}).ok());
+}
+
+TEST(ScatterND, WritesAndReduces) {
+  const Tensor idx = ints({2, 1}, {1, 0});
+  const Tensor upd = F({2, 3}, {10, 20, 30, 40, 50, 60});
+  expectValues(run("ScatterND", {&kGrid, &idx, &upd}), {2, 3}, {40, 50, 60, 10, 20, 30});
+  expectValues(run("ScatterND", {&kGrid, &idx, &upd}, A([](Attributes& a) { a.setString("reduction", "add"); })),
+               {2, 3}, {40, 51, 62, 13, 24, 35});
+  const Tensor cell = ints({1, 2}, {-1, 1});
+  const Tensor one = F({1}, {7});
+  expectValues(run("ScatterND", {&kGrid, &cell, &one}, A([](Attributes& a) { a.setString("reduction", "mul"); })),
+               {2, 3}, {0, 1, 2, 3, 28, 5});
+  const Tensor twice = ints({2, 1}, {1, 1});
+  EXPECT_FALSE(inferOp("ScatterND", {&kGrid, &twice, &upd}).ok());  // undefined for reduction none
+  EXPECT_TRUE(inferOp("ScatterND", {&kGrid, &twice, &upd}, A([](Attributes& a) { a.setString("reduction", "add"); })).ok());
+  const Tensor wrong = F({2, 2}, {1, 2, 3, 4});
+  EXPECT_FALSE(inferOp("ScatterND", {&kGrid, &idx, &wrong}).ok());
+}
+
+TEST(ScatterElements, AlongAnAxis) {
+  const Tensor idx = ints({1, 3}, {1, 0, 1});
+  const Tensor upd = F({1, 3}, {10, 20, 30});
+  expectValues(run("ScatterElements", {&kGrid, &idx, &upd}), {2, 3}, {0, 20, 2, 10, 4, 30});
+  const Tensor cols = T(DType::Int32, {2, 1}, {-1, 0});
+  const Tensor two = F({2, 1}, {7, 8});
+  expectValues(run("ScatterElements", {&kGrid, &cols, &two},
+                   A([](Attributes& a) {
+                     a.setInt("axis", 1);
+                     a.setString("reduction", "add");
+                   })),
+               {2, 3}, {0, 1, 9, 11, 4, 5});
+  const Tensor repeat = ints({2, 1}, {1, 1});
+  const Tensor upd2 = F({2, 1}, {1, 2});
+  EXPECT_FALSE(inferOp("ScatterElements", {&kGrid, &repeat, &upd2}).ok());
+  EXPECT_FALSE(inferOp("ScatterElements", {&kGrid, &idx, &upd}, A([](Attributes& a) { a.setString("reduction", "max"); })).ok());
+}
+
+TEST(Scatter, SampledIndicesNeverRepeatATargetForReductionNone) {
+  for (const char* op : {"ScatterND", "ScatterElements"}) {
+    sample(op, 60, [&](const Instantiation& inst) {
+      ASSERT_TRUE(inst.operands[1].constant.has_value()) << op;
+      std::vector<const Tensor*> in;
+      std::vector<Tensor> data;
+      for (const Operand& o : inst.operands) data.push_back(o.constant ? *o.constant : Tensor(o.type));
+      for (const Tensor& t : data) in.push_back(&t);
+      EXPECT_TRUE(inferOp(op, in, inst.attrs).ok()) << op;  // inference re-checks the targets
+    });
+  }
+}
+
+}  // namespace
+}  // namespace nnfuzz
