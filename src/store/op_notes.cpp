@@ -31,42 +31,64 @@ struct OpNote {
 
 constexpr OpNote kNotes[] = {
     {"Abs", UNARY "|x|; for signed integers the most negative value has no positive counterpart."},
+    {"Acos", UNARY "Arc cosine in radians; inputs outside [-1, 1] give NaN."},
+    {"Acosh", UNARY "Inverse hyperbolic cosine; inputs below 1 give NaN."},
     {"Add", BROADCAST "Integer addition wraps around on overflow."},
     {"And", LOGICAL},
     {"ArgMax", "Index (int64) of the largest element along `axis` (default 0). `keepdims` (default 1) keeps the "
                "axis with length 1. Ties: the first occurrence, or the last when `select_last_index`=1."},
     {"ArgMin", "Index (int64) of the smallest element along `axis` (default 0). `keepdims` (default 1) keeps the "
                "axis with length 1. Ties: the first occurrence, or the last when `select_last_index`=1."},
+    {"Asin", UNARY "Arc sine in radians; inputs outside [-1, 1] give NaN."},
+    {"Asinh", UNARY "Inverse hyperbolic sine."},
+    {"Atan", UNARY "Arc tangent in radians."},
+    {"Atanh", UNARY "Inverse hyperbolic tangent; +-1 give +-inf, beyond them NaN."},
     {"AveragePool", POOL "`count_include_pad` (default 0) decides whether padded zeros count in the divisor."},
     {"BatchNormalization", "Inference form: y = scale * (x - mean) / sqrt(var + epsilon) + B per channel (axis 1). "
                            "`epsilon` defaults to 1e-5. `training_mode`=0 (default) uses the given mean and var."},
     {"Cast", "Converts to dtype `to`. Float to integer truncates toward zero; out-of-range float to integer is "
              "undefined; to bool, any non-zero value is true; from bool, true is 1."},
+    {"CastLike", "Cast to the dtype of the second input (its values are ignored); the conversion rules are Cast's."},
     {"Ceil", UNARY "The smallest integer value not below x."},
     {"Celu", UNARY "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), `alpha` defaults to 1.0."},
     {"Clip", "Limits every element to [min, max], given as optional scalar inputs (absent: no limit on that side). "
              "When min > max the result is max everywhere."},
     {"Concat", "Joins the inputs along `axis` (required; negative counts from the end); every other dimension "
                "must agree."},
+    {"ConstantOfShape", "A tensor of the shape given by the int64 input, every element the one-element tensor "
+                        "attribute `value` (default a float32 0)."},
     {"Conv", "N x C x D1... input, M x C/group x k1... weights, optional bias of length M. `strides` and "
              "`dilations` default 1, `pads` give begins then ends (default 0), `group` (default 1) splits the "
              "channels. `auto_pad` SAME_UPPER / SAME_LOWER make out = ceil(in / stride) with the odd pad at the "
              "end / beginning. `kernel_shape` defaults to the weights' spatial shape."},
+    {"ConvInteger", "Conv on 8-bit integers with optional zero points (x_zero_point scalar, w_zero_point per output "
+                    "channel) subtracted first; accumulates and returns int32. Same geometry attributes as Conv."},
     {"ConvTranspose", "The gradient of Conv: weights are C x M/group x k1.... out = stride * (in - 1) + "
                       "output_padding + (k - 1) * dilation + 1 - pad_begin - pad_end, unless `output_shape` is "
                       "given, which fixes the total padding. `output_padding` adds to the end only."},
     {"Cos", UNARY "Cosine of x in radians."},
+    {"Cosh", UNARY "Hyperbolic cosine."},
     {"CumSum", "Running sum along the axis given as a scalar input. `exclusive`=1 leaves out the element itself "
                "(the first result is 0); `reverse`=1 sums from the end."},
     {"DepthToSpace", "Moves channel blocks into blocksize x blocksize spatial blocks. `mode` DCR (default) takes "
                      "depth, then column, then row; CRD takes column, row, depth: the two orders differ."},
+    {"DequantizeLinear", "y = (x - x_zero_point) * x_scale; a scalar scale and zero point are per tensor, 1-D ones "
+                         "per slice along `axis` (default 1). The zero point defaults to 0."},
+    {"Det", "Determinant of each square matrix in the last two axes; batch axes are kept."},
     {"Div", BROADCAST "Integer division truncates toward zero; integer division by zero is undefined."},
+    {"Dropout", "At inference (training_mode false, the default) the output is the input unchanged and the optional "
+                "mask is all true; `ratio` only matters in training."},
+    {"DynamicQuantizeLinear", "Quantizes float32 to uint8 with a scale and zero point computed from the data: the "
+                              "range [min(x, 0), max(x, 0)] maps to [0, 255]; the zero point is rounded half to even "
+                              "and saturated."},
     {"Elu", UNARY "x for x >= 0, else alpha * (exp(x) - 1); `alpha` defaults to 1.0."},
     {"Equal", COMPARE},
     {"Erf", UNARY "The Gauss error function."},
     {"Exp", UNARY "e to the power x."},
     {"Expand", "Broadcasts the input to the shape input (numpy rules, both ways: a dimension of 1 in the shape "
                "keeps the input's dimension), so the result may be larger than the shape asked for."},
+    {"EyeLike", "A 2-D tensor shaped like the input, ones on diagonal `k` (default 0, positive above the main one) "
+                "and zeros elsewhere; dtype `dtype` or the input's."},
     {"Flatten", "Reshapes to 2-D: dims before `axis` (default 1) multiply into the first, the rest into the second; "
                 "`axis`=0 gives 1 x total."},
     {"Floor", UNARY "The largest integer value not above x."},
@@ -74,6 +96,8 @@ constexpr OpNote kNotes[] = {
                "The result shape is data.shape[:axis] + indices.shape + data.shape[axis+1:]."},
     {"GatherElements", "out[i][j][k] = data[...] with the index along `axis` (default 0) replaced by indices[i][j][k]; "
                        "the result has the indices' shape; negative indices count from the end."},
+    {"GatherND", "Gathers slices of data addressed by the last axis of `indices` (index tuples); `batch_dims` "
+                 "(default 0) leading axes are shared batch axes. Negative indices count from the end."},
     {"Gemm", "Y = alpha * A' * B' + beta * C, with A' = A transposed when `transA`=1 and B' likewise with "
              "`transB`; `alpha` and `beta` default to 1.0; C broadcasts to M x N (unidirectionally)."},
     {"GlobalAveragePool", "Mean over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
@@ -83,12 +107,18 @@ constexpr OpNote kNotes[] = {
     {"GreaterOrEqual", COMPARE},
     {"HardSigmoid", UNARY "max(0, min(1, alpha * x + beta)), `alpha` 0.2 and `beta` 0.5 by default."},
     {"HardSwish", UNARY "x * max(0, min(1, x / 6 + 1/2)): HardSigmoid with alpha 1/6 and beta 0.5, times x."},
+    {"Hardmax", "1 at the first maximum along `axis` (default -1 since opset 13), 0 elsewhere."},
     {"Identity", "Returns its input unchanged."},
     {"InstanceNormalization", "Per sample and channel: (x - mean) / sqrt(var + epsilon) * scale + B, the mean and "
                               "(biased) variance over the spatial axes; `epsilon` defaults to 1e-5."},
+    {"IsInf", "True where x is infinite; `detect_positive` and `detect_negative` (both default 1) choose the signs."},
+    {"IsNaN", "True where x is NaN."},
     {"LRN", "Across channels: x / (bias + alpha / size * sum of squares over the `size` neighbouring channels) ^ "
             "beta; the window spans floor((size-1)/2) channels before and ceil((size-1)/2) after. Defaults: "
             "alpha 1e-4, beta 0.75, bias 1.0."},
+    {"LayerNormalization", "Normalizes over the axes from `axis` (default -1) to the end: (x - mean) / sqrt(var + "
+                           "epsilon) * Scale + B, `epsilon` default 1e-5; the variance is biased. Optional Mean and "
+                           "InvStdDev outputs."},
     {"LeakyRelu", UNARY "x for x >= 0, else alpha * x; `alpha` defaults to 0.01."},
     {"Less", COMPARE},
     {"LessOrEqual", COMPARE},
@@ -96,11 +126,18 @@ constexpr OpNote kNotes[] = {
     {"LogSoftmax", "log(softmax(x)) along `axis` (default -1 since opset 13; earlier versions flattened the input "
                    "to 2-D at `axis`, default 1)."},
     {"LpNormalization", "Divides by the Lp norm (`p` 1 or 2, default 2) along `axis` (default -1)."},
+    {"LpPool", POOL "Each window gives the Lp norm (`p`, default 2) of its elements."},
     {"MatMul", "Matrix product as numpy.matmul: 1-D operands are promoted (and the added axis removed after), "
                "batch dimensions broadcast."},
+    {"MatMulInteger", "MatMul on 8-bit integers with optional zero points subtracted first (a_zero_point per row or "
+                      "tensor, b_zero_point per column or tensor); returns int32."},
     {"Max", "Elementwise maximum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
     {"MaxPool", POOL "`dilations` default 1. `storage_order` only affects the optional Indices output."},
+    {"MaxUnpool", "Scatters X into a zero tensor at the flat positions in I (MaxPool's Indices); the output size "
+                  "follows kernel_shape, strides and pads, or the optional output_shape input."},
     {"Mean", "Elementwise mean of any number of inputs with numpy broadcasting."},
+    {"MeanVarianceNormalization", "(x - mean) / sqrt(variance) over `axes` (default [0, 2, 3]); the variance is "
+                                  "biased, and no epsilon is added in the specification."},
     {"Min", "Elementwise minimum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
     {"Mod", BROADCAST "`fmod`=0 (default, integers only): the result takes the divisor's sign, like Python's %. "
                       "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
@@ -113,6 +150,16 @@ constexpr OpNote kNotes[] = {
             "crop. `mode` constant (default, with the optional constant_value input, default 0), reflect "
             "(mirror without repeating the edge) or edge (repeat the edge)."},
     {"Pow", "x ^ y elementwise with numpy broadcasting; the result has x's dtype."},
+    {"QLinearConv", "Conv on quantized tensors: x and w are dequantized with their scales and zero points (w per "
+                    "tensor or per output channel), the optional int32 bias has scale x_scale * w_scale, and the "
+                    "result is requantized with y_scale and y_zero_point (round half to even, saturate)."},
+    {"QLinearMatMul", "MatMul on quantized tensors: inputs dequantized with their scales and zero points, the "
+                      "product requantized with y_scale and y_zero_point (round half to even, saturate)."},
+    {"QuantizeLinear", "y = saturate(round(x / y_scale) + y_zero_point), rounding half to even; per tensor, or per "
+                       "slice along `axis` (default 1) for 1-D scales. The zero point's dtype (default uint8) is the "
+                       "output's."},
+    {"Range", "start, start + delta, ... up to but excluding limit (scalar inputs); the length is max(ceil((limit - "
+              "start) / delta), 0)."},
     {"Reciprocal", UNARY "1 / x; 1 / 0 is inf."},
     {"ReduceL1", REDUCE "Sum of absolute values."},
     {"ReduceL2", REDUCE "Square root of the sum of squares."},
@@ -131,12 +178,24 @@ constexpr OpNote kNotes[] = {
                "`coordinate_transformation_mode` (default half_pixel) maps output to input coordinates; "
                "`nearest_mode` (default round_prefer_floor) rounds for nearest; `cubic_coeff_a` default -0.75; "
                "`exclude_outside` and `extrapolation_value` (tf_crop_and_resize only)."},
+    {"ReverseSequence", "Reverses the first sequence_lens[i] elements of each batch entry along `time_axis` (default "
+                        "0); `batch_axis` defaults to 1. Elements past the length stay in place."},
     {"Round", UNARY "To the nearest integer, halves to even (2.5 -> 2, -0.5 -> -0)."},
+    {"ScatterElements", "A copy of data with updates written at the positions given by indices along `axis` (default "
+                        "0); `reduction` none (default; duplicate indices are undefined), add, mul, max or min "
+                        "combines instead."},
+    {"ScatterND", "A copy of data with update slices written at the index tuples in the last axis of indices; "
+                  "`reduction` none (default; duplicate tuples are undefined), add, mul, max or min combines instead."},
     {"Selu", UNARY "gamma * (x for x > 0, else alpha * exp(x) - alpha); `alpha` ~1.67326 and `gamma` ~1.0507 by "
                    "default."},
+    {"Shape", "The input's shape as a 1-D int64 tensor; `start` and `end` (opset 15) slice it like Python, negative "
+              "values counting from the end."},
+    {"Shrink", UNARY "x + bias for x < -lambd, x - bias for x > lambd, else 0; `lambd` default 0.5, `bias` default 0."},
     {"Sigmoid", UNARY "1 / (1 + exp(-x))."},
     {"Sign", UNARY "-1, 0 or 1 by the sign of x."},
     {"Sin", UNARY "Sine of x in radians."},
+    {"Sinh", UNARY "Hyperbolic sine."},
+    {"Size", "The number of elements of the input, as an int64 scalar."},
     {"Slice", "`starts`, `ends` (exclusive), optional `axes` and `steps` are inputs. Negative values count from the "
               "end; out-of-range starts and ends are clamped ([0, dim] for a positive step, [-1, dim-1] for a "
               "negative one); a step may be negative but not 0."},
@@ -153,9 +212,12 @@ constexpr OpNote kNotes[] = {
                 "axes, every axis of length 1."},
     {"Sub", BROADCAST "Integer subtraction wraps around on overflow."},
     {"Sum", "Elementwise sum of any number of inputs with numpy broadcasting."},
+    {"Tan", UNARY "Tangent of x in radians."},
     {"Tanh", UNARY "Hyperbolic tangent."},
     {"ThresholdedRelu", UNARY "x for x > alpha, else 0; `alpha` defaults to 1.0."},
     {"Tile", "Repeats the input `repeats[i]` times along axis i (`repeats` is an int64 input, one per axis)."},
+    {"TopK", "The K (an int64 input) largest (`largest`=1, default) or smallest values along `axis` (default -1) and "
+             "their int64 indices; `sorted` (default 1) orders them. Ties: the lower index comes first."},
     {"Transpose", "Permutes the axes by `perm` (default: reverse them): output axis i is input axis perm[i]."},
     {"Trilu", "Keeps the upper (`upper`=1, default) or lower triangle of the last two axes, shifted by the "
               "optional diagonal input k (positive: above the main diagonal); the rest becomes 0."},
