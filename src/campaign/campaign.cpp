@@ -164,6 +164,13 @@ void pipeline(int id, Shared& s) {
   }
 }
 
+/// Luo's metrics of the campaign so far, for the store's coverage rows (the report's charts).
+CoverageRecord coverageRecord(const CampaignCoverage& coverage, double seconds, int64_t tests) {
+  const auto c = coverage.summary();
+  return {seconds, tests, {{"luo.olc", c.olc}, {"luo.otc", c.otc}, {"luo.idc", c.idc}, {"luo.odc", c.odc},
+                           {"luo.sec", c.sec}, {"luo.spc", c.spc}}};
+}
+
 std::string summaryText(CampaignStore& store, Tally& tally, const CampaignCoverage& coverage, double seconds,
                         const fs::path& out) {
   std::string text = fmt::format("\n{:<34} {:>8} {:>12} {:>8} {:>8}\n", "backend/mode", "pass", "unsupported", "bugs",
@@ -287,6 +294,7 @@ CampaignResult runCampaign(const CampaignOptions& o) {
         lastStats = Clock::now();
         try {
           std::lock_guard lock(tally.mu);
+          store.recordCoverage(coverageRecord(coverage, seconds, tally.tests));
           store.recordStats({seconds, tally.tests, static_cast<double>(tally.tests) / seconds,
                              static_cast<int64_t>(store.bugs().size()), tally.perSut});
         } catch (const std::exception& e) {
@@ -311,6 +319,7 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   try {
     if (!s.failed) saveSearchState(s, true);
     std::lock_guard lock(tally.mu);
+    store.recordCoverage(coverageRecord(coverage, seconds, tally.tests));
     store.recordStats({seconds, tally.tests, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0,
                        static_cast<int64_t>(store.bugs().size()), tally.perSut});
   } catch (const std::exception& e) {

@@ -87,6 +87,10 @@ InferResult inferConvTranspose(const InferArgs& a) {
   }
   Transposed t;
   if (!readTransposed(a.attrs, x.shape, kernel, t, err)) return InferResult::fail(err);
+  // The ONNX shape inference we check against gives up on an output_shape below the input
+  // size (it takes the attribute for the whole shape), so such a node never passes the checker.
+  for (size_t i = 0; i < t.outputShape.size(); ++i)
+    if (t.outputShape[i] < x.shape[i + 2]) return InferResult::fail("output_shape below the input size");
   if (a.inputs.size() > 2 && a.inputs[2]) {
     const TensorType& b = *a.inputs[2];
     if (b.dtype != x.dtype || b.shape != Shape{m}) return InferResult::fail("B must be a vector of M elements of X's dtype");

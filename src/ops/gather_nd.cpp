@@ -99,6 +99,9 @@ InferResult inferGatherND(const InferArgs& a) {
   const int64_t m = idx.shape.back();
   Shape out(idx.shape.begin(), idx.shape.end() - 1);
   out.insert(out.end(), x.shape.begin() + b + m, x.shape.end());
+  // The ONNX shape inference we check against (Debian's libonnx) gives a scalar result rank 1
+  // of unknown size, so such a node could never pass the checker: refused, for every generator.
+  if (out.empty()) return InferResult::fail("a scalar result (ONNX's inference disagrees on its rank)");
   return {{TensorType{x.dtype, out}}, {}};
 }
 
