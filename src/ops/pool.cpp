@@ -53,7 +53,15 @@ bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, 
   if (max && !readInt(attrs, "storage_order", 0, 1, 0, flag, err)) return false;
   if (kind == Pool::Average && !readInt(attrs, "count_include_pad", 0, 1, 0, flag, err)) return false;
   if (kind == Pool::Lp && !readInt(attrs, "p", 1, INT64_MAX, 2, flag, err)) return false;
-  return resolveForward(w, err);
+  if (!resolveForward(w, err)) return false;
+  // ceil_mode where ONNX's inference (no last-window rule) gives another size than the
+  // runtime rule: the checker would reject the model, so it is not modelled.
+  for (size_t i = 0; w.ceilMode && i < n; ++i)
+    if (onnxForwardSize(w, i) != w.out[i]) {
+      err = "ceil_mode where ONNX's inference and the last-window rule disagree";
+      return false;
+    }
+  return true;
 }
 
 template <Pool Kind>
