@@ -67,8 +67,7 @@ InputPattern gatherNDIndices(const OpDraft& d) {
   // Result rank q - 1 + r - b - m must stay within maxRank: q - 1 - b middle dims at most.
   const int64_t room = std::max<int64_t>(0, d.limits->maxRank - (r - static_cast<int64_t>(b) - m) - static_cast<int64_t>(b));
   int64_t middle = rng.uniformInt(0, std::min<int64_t>(2, room));
-  // Never a scalar result: ONNX's inference gives it rank 1 of unknown size.
-  if (b == 0 && middle == 0 && m == r) middle = 1;
+  if (b == 0 && middle == 0 && m == r) middle = 1;  // never a scalar result (see inferGatherND)
   Shape shape(data.begin(), data.begin() + static_cast<ptrdiff_t>(b));
   for (int64_t k = 0; k < middle; ++k) shape.push_back(rng.uniformInt(d.limits->minDim, d.limits->maxDim));
   shape.push_back(m);
@@ -99,9 +98,8 @@ InferResult inferGatherND(const InferArgs& a) {
   const int64_t m = idx.shape.back();
   Shape out(idx.shape.begin(), idx.shape.end() - 1);
   out.insert(out.end(), x.shape.begin() + b + m, x.shape.end());
-  // The ONNX shape inference we check against (Debian's libonnx) gives a scalar result rank 1
-  // of unknown size, so such a node could never pass the checker: refused, for every generator.
-  if (out.empty()) return InferResult::fail("a scalar result (ONNX's inference disagrees on its rank)");
+  // Valid ONNX, but ONNX 1.12's inference (the checker's) gives it rank 1 of unknown size.
+  if (out.empty()) return InferResult::fail("a scalar result is not modelled");
   return {{TensorType{x.dtype, out}}, {}};
 }
 
