@@ -139,7 +139,9 @@ void runTests(int id, Shared& s) {
       reducer = makeFindingReducer(workers, s.oracle, s.culprits, reducing, c.graph, c.inputs, !c.nonFinite, meta);
     // Coverage first: a kill before the test row reruns the test, and re-adding grows nothing.
     TestFeedback feedback;
-    feedback.coverageGrew = s.coverage.add(index, c.graph);
+    const CampaignCoverage::Gain gain = s.coverage.add(index, c.graph);
+    feedback.coverageGrew = gain.grew;
+    feedback.olcGain = gain.olc;
     auto judged = recordFindings(s.store, s.oracle, s.context, test, outcomes, c.nonFinite ? nullptr : &c.outputs,
                                  [&] { return bundleCase(c.graph, c.inputs, c.outputs, meta, s.gen.opset); }, reducer);
     for (const JudgedRun& run : judged) {

@@ -2,7 +2,8 @@
 // are chosen. One JSON file holds both; the search keys are:
 //
 //   "search": "random" | "mcts",                       // random: the generator alone
-//   "mcts": {"tc1": 10, "tc2": 1, "e": 0.7071, "max_children": 3, "subgraph_odds": 0.5}
+//   "mcts": {"tc1": 10, "tc2": 1, "e": 0.7071, "max_children": 3, "subgraph_odds": 0.5,
+//            "reward": "gain" | "success"}
 //
 // Everything else is the generator's (gen/config.h). The effective config, both parts, is
 // what the campaign database records, so a resumed campaign uses its own.

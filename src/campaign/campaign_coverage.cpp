@@ -16,10 +16,12 @@ namespace fs = std::filesystem;
 CampaignCoverage::CampaignCoverage(BlockCorpus corpus, fs::path keptDir)
     : tracker_(std::move(corpus), {search::MetricSets::Luo, {}}), keptDir_(std::move(keptDir)) {}
 
-bool CampaignCoverage::add(int64_t index, const Graph& graph) {
+CampaignCoverage::Gain CampaignCoverage::add(int64_t index, const Graph& graph) {
   std::lock_guard lock(mu_);
-  if (!tracker_.add(graph)) return false;
+  if (!tracker_.add(graph)) return {};
   ++kept_;
+  const double before = olc_;
+  olc_ = tracker_.luo()->report().olc;
   std::error_code ec;
   fs::create_directories(keptDir_, ec);
   // Written via a temporary name: a kill never leaves half a model for reload() to trip on.
@@ -32,7 +34,7 @@ bool CampaignCoverage::add(int64_t index, const Graph& graph) {
   }
   fs::rename(temp, file, ec);
   if (ec) throw Error("cannot write kept model " + file.string() + ": " + ec.message());
-  return true;
+  return {true, olc_ - before};
 }
 
 size_t CampaignCoverage::reload() {
@@ -53,6 +55,7 @@ size_t CampaignCoverage::reload() {
     }
   }
   kept_ = static_cast<int64_t>(files.size());
+  olc_ = tracker_.luo()->report().olc;
   return files.size();
 }
 

@@ -19,8 +19,13 @@ class CampaignCoverage : public CoverageView {
   /// `keptDir` is where kept models go (created on first use).
   CampaignCoverage(BlockCorpus corpus, std::filesystem::path keptDir);
 
-  /// Adds a test's model; when it grows coverage, writes it to the kept set. Returns whether it grew.
-  bool add(int64_t index, const Graph& graph);
+  /// What adding a model did.
+  struct Gain {
+    bool grew = false;  ///< some metric grew (the model joined the kept set)
+    double olc = 0;     ///< how much OLC(I) rose
+  };
+  /// Adds a test's model; when it grows coverage, writes it to the kept set.
+  Gain add(int64_t index, const Graph& graph);
   /// Re-adds every model of the kept set (a resumed campaign); returns how many.
   size_t reload();
   std::map<std::string, double> opCoverage() const override;
@@ -36,6 +41,7 @@ class CampaignCoverage : public CoverageView {
   search::CoverageTracker tracker_;
   std::filesystem::path keptDir_;
   int64_t kept_ = 0;
+  double olc_ = 0;  ///< OLC(I) after the last growth
 };
 
 }  // namespace nnfuzz::campaign

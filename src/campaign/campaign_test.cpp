@@ -77,12 +77,15 @@ TEST(TestSource, MctsFavoursThePathsOperatorsAndLearns) {
           break;
         }
     }
-    source->learn(t, {i % 4 == 0, false, false});
+    source->learn(t, {.coverageGrew = i % 4 == 0, .olcGain = i % 4 == 0 ? 0.01 : 0.0});
   }
   // Half the weight goes to a handful of path operators out of ~90: far above chance.
   EXPECT_GT(onPath * 4, total) << onPath << " of " << total;
   const auto state = source->state();
-  EXPECT_EQ(state["nodes"][0][2].get<int>(), 40);
+  EXPECT_EQ(state["tree"]["nodes"][0][2].get<int>(), 40);
+  // "gain": every fourth test gained 0.01 and earns min(1, 0.01 / (2 * mean gain so far)):
+  // test 0 has the mean 0.01 (0.5), tests 4..36 a mean <= 0.004 (1 each); the others earn 0.
+  EXPECT_DOUBLE_EQ(state["tree"]["nodes"][0][3].get<double>(), 9.5);
   auto again = makeTestSource(config, corpus, none);
   again->restore(state);
   EXPECT_EQ(again->state(), state);
@@ -94,9 +97,16 @@ TEST(CampaignCoverage, KeepsOnlyModelsThatAddCoverageAndReloadsToTheSameState) {
   config.gen.maxOps = 8;
   int64_t kept = 0;
   CampaignCoverage coverage(defaultCorpus(), dir);
-  for (int64_t i = 0; i < 60; ++i) kept += coverage.add(i, generateCase(config.gen, static_cast<uint64_t>(i)).graph);
+  for (int64_t i = 0; i < 60; ++i) {
+    const auto gain = coverage.add(i, generateCase(config.gen, static_cast<uint64_t>(i)).graph);
+    kept += gain.grew;
+    EXPECT_GE(gain.olc, 0) << i;
+    if (!gain.grew) {
+      EXPECT_EQ(gain.olc, 0) << i;
+    }
+  }
   // The same model again adds nothing and is not kept.
-  EXPECT_FALSE(coverage.add(60, generateCase(config.gen, 3).graph));
+  EXPECT_FALSE(coverage.add(60, generateCase(config.gen, 3).graph).grew);
   EXPECT_GT(kept, 0);
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".ir";

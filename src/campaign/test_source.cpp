@@ -1,6 +1,7 @@
 // test_source.cpp - the generator source and the MCTS search source (see test_source.h).
 #include "campaign/test_source.h"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 
@@ -51,7 +52,8 @@ GeneratedCase generateFavouring(const GenConfig& config, const BlockCorpus& corp
 class MctsSource : public TestSource {
  public:
   MctsSource(const CampaignConfig& config, const BlockCorpus& corpus, const CoverageView& coverage)
-      : config_(config.gen), corpus_(corpus), coverage_(coverage), tree_(corpus, config.mcts) {}
+      : config_(config.gen), corpus_(corpus), coverage_(coverage), rewardKind_(config.mcts.reward),
+        tree_(corpus, config.mcts) {}
 
   std::string name() const override { return config_.generator + "+mcts"; }
   bool learns() const override { return true; }
@@ -82,27 +84,45 @@ class MctsSource : public TestSource {
 
   void learn(const DrawnTest& test, const TestFeedback& feedback) override {
     if (test.searchNode < 0) return;
-    // Success, the paper's v: the model exposed a failure or added operator-level coverage.
-    const double reward = feedback.bug || feedback.coverageGrew ? 1.0 : 0.0;
     std::lock_guard lock(mu_);
-    tree_.update(test.searchNode, reward);
+    gainSum_ += feedback.olcGain;
+    ++tests_;
+    tree_.update(test.searchNode, reward(feedback));
   }
 
   nlohmann::json state() const override {
     std::lock_guard lock(mu_);
-    return tree_.toJson();
+    return {{"tree", tree_.toJson()}, {"olc_gain_sum", gainSum_}, {"tests", tests_}};
   }
   void restore(const nlohmann::json& state) override {
     std::lock_guard lock(mu_);
-    tree_.restore(state);
+    if (!state.is_object() || !state.contains("tree") || !state["olc_gain_sum"].is_number() ||
+        !state["tests"].is_number_integer())
+      throw Error("saved search state is not an MCTS state");
+    tree_.restore(state["tree"]);
+    gainSum_ = state["olc_gain_sum"].get<double>();
+    tests_ = state["tests"].get<int64_t>();
+  }
+
+  /// The simulation's value v (caller holds mu_). "success" is the paper's: the model exposed
+  /// a failure or added coverage. Here nearly every model adds SPC, so "gain" (the default)
+  /// pays a new bug 1 and otherwise the OLC gain over twice the mean gain, capped at 1.
+  double reward(const TestFeedback& feedback) const {
+    if (rewardKind_ == "success") return feedback.bug || feedback.coverageGrew ? 1.0 : 0.0;
+    if (feedback.newBug) return 1.0;
+    const double meanGain = gainSum_ / static_cast<double>(tests_);
+    return meanGain > 0 ? std::min(1.0, feedback.olcGain / (2 * meanGain)) : 0.0;
   }
 
  private:
   GenConfig config_;
   const BlockCorpus& corpus_;
   const CoverageView& coverage_;
+  std::string rewardKind_;
   mutable std::mutex mu_;
   search::BlockTree tree_;
+  double gainSum_ = 0;  ///< OLC gain of every test learned from
+  int64_t tests_ = 0;
 };
 
 }  // namespace

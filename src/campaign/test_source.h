@@ -34,6 +34,7 @@ struct DrawnTest {
 /// What a test showed, for a learning source.
 struct TestFeedback {
   bool coverageGrew = false;  ///< the model added operator-level coverage
+  double olcGain = 0;         ///< ... this much OLC(I)
   bool bug = false;           ///< some backend/mode failed (MCF, IF or DCF)
   bool newBug = false;        ///< ... with a bug the campaign had not seen
 };

@@ -21,7 +21,11 @@ MctsOptions mctsOptionsFromJson(MctsOptions base, const nlohmann::json& json) {
     else if (key == "e") base.exploration = number();
     else if (key == "max_children") base.maxChildren = static_cast<int>(number());
     else if (key == "subgraph_odds") base.subgraphOdds = number();
-    else throw Error("config: unknown field mcts." + key + " (tc1, tc2, e, max_children, subgraph_odds)");
+    else if (key == "reward") {
+      if (!value.is_string() || (value != "gain" && value != "success"))
+        throw Error("config: mcts.reward must be \"gain\" or \"success\"");
+      base.reward = value.get<std::string>();
+    } else throw Error("config: unknown field mcts." + key + " (tc1, tc2, e, max_children, subgraph_odds, reward)");
   }
   if (base.maxDepth < 1) throw Error("config: mcts.tc1 must be >= 1");
   if (base.visitsBeforeExpansion < 1) throw Error("config: mcts.tc2 must be >= 1");
@@ -36,7 +40,8 @@ nlohmann::json mctsOptionsToJson(const MctsOptions& o) {
           {"tc2", o.visitsBeforeExpansion},
           {"e", o.exploration},
           {"max_children", o.maxChildren},
-          {"subgraph_odds", o.subgraphOdds}};
+          {"subgraph_odds", o.subgraphOdds},
+          {"reward", o.reward}};
 }
 
 BlockTree::BlockTree(const BlockCorpus& corpus, MctsOptions options)

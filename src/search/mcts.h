@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,9 +34,13 @@ struct MctsOptions {
   double exploration = 0.70710678118654752440;  ///< e = 1/sqrt(2)
   int maxChildren = 3;
   double subgraphOdds = 0.5;  ///< expansion picks a subgraph holding the operator this often
+  /// What a simulation earns (the caller computes it): "success" is the paper's 0/1 (a failure
+  /// or any coverage growth); "gain" is 1 for a new bug, else the OLC gain against the
+  /// campaign's mean gain, so paths that grow coverage more than usual stand out.
+  std::string reward = "gain";
 };
 
-/// Reads {"tc1", "tc2", "e", "max_children", "subgraph_odds"} over `base`; throws nnfuzz::Error.
+/// Reads {"tc1", "tc2", "e", "max_children", "subgraph_odds", "reward"} over `base`; throws nnfuzz::Error.
 MctsOptions mctsOptionsFromJson(MctsOptions base, const nlohmann::json& json);
 nlohmann::json mctsOptionsToJson(const MctsOptions& options);
 

@@ -162,7 +162,7 @@ def test_mcts_campaign_resumes_its_search_tree_after_kill_minus_nine(nnfuzz, tmp
     proc.wait()
     tests_before, tree_before = search_state(db)
     assert tests_before >= 60 and tree_before is not None, proc.stderr.read().decode()[-2000:]
-    visits_before = tree_before["nodes"][0][2]
+    visits_before = tree_before["tree"]["nodes"][0][2]
     kept_before = len(list((out / "corpus").glob("*.ir")))
     assert kept_before > 0
 
@@ -171,8 +171,11 @@ def test_mcts_campaign_resumes_its_search_tree_after_kill_minus_nine(nnfuzz, tmp
     _, tree_after = search_state(db)
     # The resumed search grew the saved tree: its old nodes are all still there, the root has
     # exactly 20 more visits (-j 1 leaves no test to rerun), and the resumed session is recorded as the mcts source.
-    assert [n[:2] for n in tree_after["nodes"][:len(tree_before["nodes"])]] == [n[:2] for n in tree_before["nodes"]]
-    assert tree_after["nodes"][0][2] == visits_before + 20
+    before, after = tree_before["tree"]["nodes"], tree_after["tree"]["nodes"]
+    assert [n[:2] for n in after[:len(before)]] == [n[:2] for n in before]
+    assert after[0][2] == visits_before + 20
+    # The reward's running mean resumed too: 20 more tests were learned from.
+    assert tree_after["tests"] == tree_before["tests"] + 20
     with sqlite3.connect(db) as c:
         generators = {row[0] for row in c.execute("SELECT DISTINCT generator FROM tests")}
     assert generators == {"graph+mcts"}
