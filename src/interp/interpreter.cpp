@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ops/exactness.h"
 #include "ops/registry.h"
 #include "support/error.h"
 
@@ -14,9 +15,11 @@ std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>&
   for (const auto& t : outputTypes) outputs.emplace_back(t);
   KernelArgs args{inputs, attrs, outputs};
   spec.reference(args);
-  for (Tensor& out : outputs)
+  for (Tensor& out : outputs) {
     if (out.type.dtype != DType::Float64)
       for (double& x : out.data) x = roundTo(out.type.dtype, x);
+    out.exact = exactResult(spec, inputs, out);
+  }
   return outputs;
 }
 

@@ -37,13 +37,18 @@ std::vector<int64_t> stridesOf(const Shape& shape);
 struct Tensor {
   TensorType type;
   std::vector<double> data;  // row-major, already rounded to type.dtype
+  /// Every element is bit for bit what any implementation computing in the dtype gets:
+  /// true for inputs and weights, and for results the rules of ops/exactness.h allow.
+  /// Stability checks trust an exact 0 or an exact tie; an inexact one may be a few ulps off.
+  bool exact = true;
 
   Tensor() = default;
   explicit Tensor(TensorType t) : type(std::move(t)), data(static_cast<size_t>(type.numel()), 0.0) {}
   Tensor(TensorType t, std::vector<double> values) : type(std::move(t)), data(std::move(values)) {}
 
   int64_t numel() const { return static_cast<int64_t>(data.size()); }
-  bool operator==(const Tensor&) const = default;
+  /// Equal types and elements (exactness is a property of how a value was made, not of it).
+  bool operator==(const Tensor& other) const { return type == other.type && data == other.data; }
 };
 
 /// An int64 1-D tensor holding `values` (shape arguments, axes, pads).

@@ -132,15 +132,16 @@ void modKernel(KernelArgs& a) {
 }
 
 // Float fmod jumps where x/y crosses a non-zero integer. An exact integer quotient is
-// trusted only between integer-valued operands (from exact ops such as Floor or Cast):
+// trusted only between integer-valued operands of exact tensors (ops/exactness.h):
 // y = x computed another way (a Resize that copies, say) may land a hair either side.
 bool modUnstable(const KernelArgs& a) {
   if (!isFloat(a.inputs[0]->type.dtype)) return false;
-  return anyBroadcastPair(a, 0, 1, [](double x, double y) {
+  const bool exact = a.inputs[0]->exact && a.inputs[1]->exact;
+  return anyBroadcastPair(a, 0, 1, [exact](double x, double y) {
     const double q = x / y;
     const double dist = distanceToInteger(q);
     if (std::abs(q) < 0.5 || dist >= kStabilityMargin) return false;
-    return !(dist == 0 && x == std::round(x) && y == std::round(y));
+    return !(dist == 0 && exact && x == std::round(x) && y == std::round(y));
   });
 }
 

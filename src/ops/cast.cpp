@@ -5,8 +5,9 @@
 // Cast's conversion (float rounding, truncation toward zero with wrap-around between
 // integers, x != 0 for bool). Float -> integer is unstable within a hair of an integer
 // (truncation jumps there) and undefined when the truncated value does not fit the
-// target type; float -> bool is unstable for tiny non-zero inputs. Exact integers and
-// exact zeros are trusted: every implementation produces them exactly (Floor, Relu, ...).
+// target type; float -> bool is unstable for tiny non-zero inputs. Integers and zeros of an
+// exact tensor (ops/exactness.h: Floor, Relu, data movement, ...) are trusted; elsewhere a
+// 0 or an integer may be a SUT's few ulps either side.
 #include <cmath>
 
 #include "ops/elem_util.h"
@@ -52,13 +53,14 @@ bool fits(DType to, double x) {
 bool castUnstableTo(const KernelArgs& a, std::optional<DType> to) {
   const DType from = a.inputs[0]->type.dtype;
   if (!isFloat(from) || !to || isFloat(*to)) return false;
+  const bool exact = a.inputs[0]->exact;
   for (double x : a.inputs[0]->data) {
     if (*to == DType::Bool) {
-      if (x != 0 && std::abs(x) < kStabilityMargin) return true;
+      if ((x != 0 || !exact) && std::abs(x) < kStabilityMargin) return true;
       continue;
     }
     const double d = distanceToInteger(x);
-    if ((d != 0 && d < kStabilityMargin) || !fits(*to, x)) return true;
+    if (((d != 0 || !exact) && d < kStabilityMargin) || !fits(*to, x)) return true;
   }
   return false;
 }

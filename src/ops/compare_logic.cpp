@@ -3,8 +3,8 @@
 // broadcasts multidirectionally, Where broadcasts all three operands together.
 //
 // A float comparison is unstable when its operands are nearly equal: float32 rounding
-// upstream may flip it. Operands that are the same tensor compare exactly, and equal
-// integer-valued floats are trusted (they come from exact ops such as Floor or Cast).
+// upstream may flip it. Operands that are the same tensor compare exactly, and so do equal
+// values of exact tensors (ops/exactness.h: inputs, Floor, Cast, data movement, ...).
 #include <cmath>
 
 #include "ops/elem_util.h"
@@ -34,10 +34,8 @@ bool xorOf(double x, double y) { return (x != 0) != (y != 0); }
 
 bool compareUnstable(const KernelArgs& a) {
   if (!isFloat(a.inputs[0]->type.dtype) || a.inputs[0] == a.inputs[1]) return false;
-  return anyBroadcastPair(a, 0, 1, [](double x, double y) {
-    if (x == y && x == std::round(x) && std::abs(x) < 16777216.0) return false;
-    return nearlyEqual(x, y);
-  });
+  const bool exact = a.inputs[0]->exact && a.inputs[1]->exact;
+  return anyBroadcastPair(a, 0, 1, [exact](double x, double y) { return !(exact && x == y) && nearlyEqual(x, y); });
 }
 
 InputPattern sameTypeOperand(const OpDraft& d) {

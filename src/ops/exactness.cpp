@@ -1,0 +1,67 @@
+// exactness.cpp - the rules of exactness.h.
+#include "ops/exactness.h"
+
+#include <cmath>
+#include <string_view>
+#include <unordered_set>
+
+namespace nnfuzz {
+
+namespace {
+
+// Results are operand elements (or fixed values) moved, selected or negated.
+const std::unordered_set<std::string_view> kSelecting = {
+    "Abs",        "CastLike",     "Clip",         "Compress",   "Concat",        "ConstantOfShape", "DepthToSpace",
+    "Dropout",    "Expand",       "EyeLike",      "Flatten",    "Gather",        "GatherElements",  "GatherND",
+    "GlobalMaxPool", "Identity",  "Max",          "MaxPool",    "Min",           "Neg",             "Pad",
+    "ReduceMax",  "ReduceMin",    "Relu",         "Reshape",    "ReverseSequence", "ScatterElements", "ScatterND",
+    "Slice",      "SpaceToDepth", "Split",        "Squeeze",    "Tile",          "TopK",            "Transpose",
+    "Trilu",      "Unsqueeze",    "Where",        "Shape",         "Size",            "MaxUnpool",
+    "Cast"};
+// Integral results of a checked discontinuity (Cast's conversions are correctly rounded).
+const std::unordered_set<std::string_view> kIntegral = {"Floor", "Ceil", "Round", "Sign", "Hardmax"};
+// Exact while every element and every partial result is an integer the dtype holds.
+const std::unordered_set<std::string_view> kIntegerArithmetic = {"Add", "Sub", "Mul", "Sum", "ReduceSum", "CumSum"};
+
+double integerLimit(DType dtype) { return dtype == DType::Float64 ? 9007199254740992.0 : 16777216.0; }
+
+bool integerValued(const Tensor& t) {
+  for (double x : t.data)
+    if (x != std::trunc(x)) return false;
+  return true;
+}
+
+/// Integer-valued operands and result with the sum of all operand magnitudes (a bound on
+/// every partial sum) and every element below the dtype's integer limit.
+bool exactIntegerArithmetic(std::span<const Tensor* const> inputs, const Tensor& result) {
+  const double limit = integerLimit(result.type.dtype);
+  double total = 0;
+  for (const Tensor* t : inputs) {
+    if (!t || !isFloat(t->type.dtype)) continue;
+    if (!integerValued(*t)) return false;
+    for (double x : t->data) total += std::abs(x);
+  }
+  if (!(total < limit) || !integerValued(result)) return false;
+  for (double x : result.data)
+    if (!(std::abs(x) < limit)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool allExact(std::span<const Tensor* const> inputs) {
+  for (const Tensor* t : inputs)
+    if (t && !t->exact) return false;
+  return true;
+}
+
+bool exactResult(const OpSpec& spec, std::span<const Tensor* const> inputs, const Tensor& result) {
+  if (!isFloat(result.type.dtype)) return true;
+  if (kIntegral.count(spec.name)) return true;
+  if (!allExact(inputs)) return false;
+  if (kSelecting.count(spec.name)) return true;
+  if (kIntegerArithmetic.count(spec.name)) return exactIntegerArithmetic(inputs, result);
+  return false;
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,75 @@
+// exactness_test.cpp - which results are exact, and the stability checks that trust only
+// exact zeros and ties (issue 14's false alarms: a CumSum or a log that is exactly 0 in
+// double but a few ulps off in float32, feeding Sign, Less or Cast).
+#include "ops/exactness.h"
+
+#include "ops/elem_test_util.h"
+
+namespace nnfuzz {
+namespace {
+
+using namespace elemtest;
+
+bool exact(const std::string& op, const std::vector<const Tensor*>& in, const Attributes& attrs = {}) {
+  return exactResult(*findOp(op), in, run(op, in, attrs));
+}
+
+Tensor inexact(Tensor t) {
+  t.exact = false;
+  return t;
+}
+
+TEST(Exactness, MovingAndSelectingKeepExactnessAndRoundingFamiliesRestoreIt) {
+  const Tensor x = F({4}, {-0.3, 0.3, 1.5, -2.25});
+  const Tensor fuzzy = inexact(x);
+  EXPECT_TRUE(exact("Relu", {&x}));
+  EXPECT_TRUE(exact("Neg", {&x}));
+  EXPECT_TRUE(exact("Max", {&x, &x}));
+  EXPECT_FALSE(exact("Relu", {&fuzzy}));
+  EXPECT_TRUE(exact("Floor", {&fuzzy}));  // integral, behind Floor's own check
+  EXPECT_FALSE(exact("Exp", {&x}));
+  EXPECT_FALSE(exact("Softmax", {&x}));
+  const Tensor axis = T(DType::Int64, {}, {0});
+  EXPECT_FALSE(exact("CumSum", {&x, &axis}));  // -0.3 + 0.3 is 0 in double only
+  EXPECT_TRUE(exact("ArgMax", {&fuzzy}));      // integer results are exact
+}
+
+TEST(Exactness, IntegerArithmeticIsExactWhileTheDtypeHoldsEveryPartialResult) {
+  const Tensor a = F({3}, {-3, 3, 7});
+  const Tensor b = F({3}, {2, -5, 1});
+  const Tensor axis = T(DType::Int64, {}, {0});
+  EXPECT_TRUE(exact("Add", {&a, &b}));
+  EXPECT_TRUE(exact("Mul", {&a, &b}));
+  EXPECT_TRUE(exact("CumSum", {&a, &axis}));
+  const Tensor big = F({2}, {16777216, 1});
+  EXPECT_FALSE(exact("Add", {&big, &big}));  // 2^25: float32 no longer holds every integer
+  const Tensor half = F({3}, {0.5, 3, 7});
+  EXPECT_FALSE(exact("Add", {&half, &b}));
+  const Tensor fuzzy = inexact(a);
+  EXPECT_FALSE(exact("Add", {&fuzzy, &b}));
+}
+
+TEST(Exactness, StabilityTrustsOnlyExactZerosAndTies) {
+  const Tensor zeros = F({2}, {0, 1});
+  const Tensor fuzzyZeros = inexact(zeros);
+  EXPECT_FALSE(unstable("Sign", {&zeros}));
+  EXPECT_TRUE(unstable("Sign", {&fuzzyZeros}));
+  Attributes toInt;
+  toInt.setInt("to", 6);  // int32
+  EXPECT_FALSE(unstable("Cast", {&zeros}, toInt));
+  EXPECT_TRUE(unstable("Cast", {&fuzzyZeros}, toInt));
+  const Tensor ones = F({2}, {1, 1});
+  const Tensor fuzzyOnes = inexact(ones);
+  EXPECT_TRUE(unstable("Less", {&fuzzyOnes, &ones}));
+  EXPECT_TRUE(unstable("LessOrEqual", {&ones, &fuzzyOnes}));
+  const Tensor ones2 = F({2}, {1, 1});
+  EXPECT_FALSE(unstable("Equal", {&ones, &ones2}));  // two exact tensors tie exactly
+  EXPECT_FALSE(unstable("Less", {&ones2, &ones}));
+  const Tensor three = F({2}, {3, 3});
+  const Tensor fuzzyThree = inexact(three);
+  EXPECT_FALSE(unstable("Mod", {&three, &ones}));
+  EXPECT_TRUE(unstable("Mod", {&fuzzyThree, &ones}));
+}
+
+}  // namespace
+}  // namespace nnfuzz
