@@ -44,9 +44,13 @@ class Backend:
     NAME = "?"
     #: mode name -> one line saying what it changes (listed by `nnfuzz backends`)
     MODES = {}
+    #: mode name -> the SUT's optimisation passes a request may switch off by name
+    #: ("disable": [...]); nnfuzz's triage names the pass behind an optimiser bug with them
+    PASSES = {}
 
     def __init__(self, mode):
         self.mode = mode
+        self.disabled = []  # the current request's "disable" list, read by prepare
 
     def load(self):
         """Imports the SUT and returns its version string. Raising ImportError here makes the
@@ -153,6 +157,7 @@ def serve_one(backend, req, send):
     req_id = req.get("id")
     start = time.perf_counter()
     try:
+        backend.disabled = [str(name) for name in req.get("disable") or []]
         case_dir, out_dir = req["case"], req["out"]
         model_path = os.path.join(case_dir, "model.onnx")
         model = onnx.load(model_path)
@@ -206,8 +211,11 @@ def main(backend_class, argv=None):
     except ImportError as exc:
         print(f"{backend_class.NAME} worker: not installed: {exc}", file=sys.stderr)
         return 3
-    proto.send({"hello": backend_class.NAME, "version": version, "modes": list(backend_class.MODES),
-                "protocol": PROTOCOL_VERSION})
+    hello = {"hello": backend_class.NAME, "version": version, "modes": list(backend_class.MODES),
+             "protocol": PROTOCOL_VERSION}
+    if backend_class.PASSES.get(mode):
+        hello["passes"] = list(backend_class.PASSES[mode])
+    proto.send(hello)
     for line in sys.stdin:
         if not line.strip():
             continue

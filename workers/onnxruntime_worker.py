@@ -14,10 +14,35 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 
+# What `disabled_optimizers` takes: the rewrite rules (by class name, from
+# core/optimizer/graph_transformer_utils.cc) before the graph transformers (as ORT 1.31's
+# verbose log names them), so the narrowest culprit comes first. ORT ignores unknown names.
+REWRITE_RULES = [
+    "EliminateIdentity", "EliminateSlice", "UnsqueezeElimination", "EliminateDropout", "ExpandElimination",
+    "CastElimination", "CastChainElimination", "PreShapeNodeElimination", "NoopElimination", "DivMulFusion",
+    "FuseReluClip", "GemmSumFusion", "GemmTransposeFusion", "NotWhereFusion", "ConvAddFusion", "ConvMulFusion",
+    "ConvBNFusion", "PadFusion", "MatmulBNFusion", "LabelEncoderFusion", "ClipQuantFusion", "ReluQuantFusion"]
+TRANSFORMERS = [
+    "AttentionFusion", "BiasDropoutFusion", "BiasGeluFusion", "BiasSkipLayerNormFusion", "BiasSoftmaxFusion",
+    "CommonSubexpressionElimination", "ConstantFolding", "ConstantSharing", "ConvActivationFusion",
+    "ConvAddActivationFusion", "DoubleQDQPairsRemover", "DynamicQuantizeMatMulFusion", "EmbedLayerNormFusion",
+    "EnsureUniqueDQForNodeUnit", "FastGeluFusion", "FreeDimensionOverrideTransformer",
+    "FuseFp16InitializerToFp32NodeTransformer", "GatherSliceToSplitFusion", "GatherToSliceFusion", "GeluFusionL1",
+    "GeluFusionL2", "GemmActivationFusion", "GroupQueryAttentionFusion", "GroupQueryAttentionPreNormFusion",
+    "LayerNormFusionL1", "LayerNormFusionL2", "MatMulActivationFusion", "MatMulAddFusion",
+    "MatMulIntegerToFloatFusion", "MatMulNBitsFusion", "MatMulScaleFusion", "MatmulTransposeFusion",
+    "NchwcTransformer", "NhwcTransformer", "QDQFinalCleanupTransformer", "QDQPropagationTransformer",
+    "QDQS8ToU8Transformer", "QDQSelectorActionTransformer", "QuickGeluFusion", "ReshapeFusion",
+    "SimplifiedLayerNormFusion", "SkipLayerNormFusion", "SliceConcatToSpaceToDepthFusion", "TransposeOptimizer",
+    "TransposeOptimizer_CPUExecutionProvider", "WeightBiasQuantization", "WhereDummyDq",
+    "Level1_RuleBasedTransformer", "Level2_RuleBasedTransformer"]
+
+
 class OnnxRuntime(common.Backend):
     NAME = "onnxruntime"
     MODES = {"opt": "graph_optimization_level=ORT_ENABLE_ALL",
              "noopt": "graph_optimization_level=ORT_DISABLE_ALL"}
+    PASSES = {"opt": REWRITE_RULES + TRANSFORMERS}
 
     def load(self):
         import onnxruntime as ort
@@ -36,7 +61,8 @@ class OnnxRuntime(common.Backend):
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         so.add_session_config_entry("session.inter_op.allow_spinning", "0")
         so.log_severity_level = 3
-        return ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"],
+                                    disabled_optimizers=self.disabled)
 
     def run(self, session, feeds):
         return session.run(None, dict(feeds))

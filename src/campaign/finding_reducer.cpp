@@ -43,6 +43,25 @@ Signature withoutModel(Signature s) {
   return s;
 }
 
+/// The SUT passes that, each switched off alone, make `sub` pass: the optimisation behind the
+/// bug. None when there are no passes to switch off, or when the bug survives all of them off
+/// at once (it is not an optimisation's then). At most three are named.
+/// A run refused for want of time reads as "passes", so every answer is checked against
+/// `inTime`: out of time, nothing is claimed.
+std::vector<std::string> passesBehind(const std::vector<std::string>& passes, const SubCase& sub,
+                                      const std::function<bool(const SubCase&, const std::vector<std::string>&)>& fails,
+                                      const std::function<bool()>& inTime) {
+  std::vector<std::string> behind;
+  if (passes.empty() || fails(sub, passes) || !inTime()) return {};
+  for (const std::string& pass : passes) {
+    const bool stillFails = fails(sub, {pass});
+    if (!inTime()) return {};
+    if (!stillFails) behind.push_back(pass);
+    if (behind.size() == 3) break;
+  }
+  return behind;
+}
+
 }  // namespace
 
 FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& workers, const Oracle& oracle,
@@ -62,16 +81,18 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     nlohmann::json subMeta = meta;
     subMeta["reduced_from"] = meta;
 
-    auto runOn = [&](Worker* worker, const SubCase& sub) {
+    auto runOn = [&](Worker* worker, const SubCase& sub, const std::vector<std::string>& disable = {}) {
       std::error_code ec;
       fs::remove_all(dir, ec);
       writeCase(dir, sub.graph, sub.inputs, sub.expected, subMeta, settings.opset);
-      return worker->runCase(dir);
+      return worker->runCase(dir, disable);
     };
     std::optional<ReducedFinding> last;
-    auto stillFails = [&](const SubCase& sub) {
+    // Whether `sub` still fails the same way; with `disable`, the subject runs with those
+    // passes off (and `last` is left alone: that run is a question, not the bundle).
+    auto failsWith = [&](const SubCase& sub, const std::vector<std::string>& disable) {
       if (Clock::now() > deadline) return false;
-      RunOutcome run = runOn(subject, sub);
+      RunOutcome run = runOn(subject, sub, disable);
       std::optional<RunOutcome> base;
       Judgement judged;
       if (!baseline) {
@@ -83,10 +104,12 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
         judged = std::move(*modes);
       }
       if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
+      if (!disable.empty()) return true;
       last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset), std::move(judged),
                             std::move(run), std::move(base), std::nullopt};
       return true;
     };
+    auto stillFails = [&](const SubCase& sub) { return failsWith(sub, {}); };
     // Nodes first (ddmin), then blame on what is left, then the other passes, only for a bug
     // not known yet: they make the bundle small, and cost runs a repeat does not need.
     ReduceOptions options;
@@ -132,12 +155,16 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     if (!last) return std::nullopt;
     last->culprit = culprit;
     const SubCase& shown = passes.changed ? passes.reduced : small;
+    const std::vector<std::string> culpritPasses =
+        known || outOfTime ? std::vector<std::string>{} : passesBehind(subject->hello().passes, shown, failsWith,
+                                                            [&] { return Clock::now() <= deadline; });
     last->bcase.meta["reduced"] = {{"from_nodes", graph.numNodes()},
                                    {"to_nodes", shown.graph.numNodes()},
                                    {"tries", r.tries + passes.tries + blameRuns},
                                    {"minimal", r.minimal && !outOfTime},
                                    {"passes_finished", passes.finished && !outOfTime},
-                                   {"culprit", culprit ? culprit->text() : ""}};
+                                   {"culprit", culprit ? culprit->text() : ""},
+                                   {"culprit_passes", culpritPasses}};
     if (j.verdict == Verdict::DCF && culprit) culprits.add(key, culprit->op);
     return last;
   };

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gen/generator.h"
+#include "interp/interpreter.h"
 #include "onnx/case_folder.h"
 #include "onnx/compare.h"
 #include "run/backends.h"
@@ -54,6 +55,39 @@ TEST(OnnxRuntimeWorker, GeneratedCasesMatchTheReferenceInBothModes) {
     EXPECT_EQ(worker.starts(), 1);
   }
   fs::remove_all(root);
+}
+
+// ORT 1.31's FuseReluClip rule assumes a float Clip: a double one fails session creation
+// with optimisations on. Switching that one rule off by name (hello's "passes") runs it.
+TEST(OnnxRuntimeWorker, OptModeSwitchesOffANamedPass) {
+  std::vector<BackendDef> backends = builtinBackends(defaultBackendPaths());
+  const BackendDef* ort = findBackend(backends, "onnxruntime");
+  ASSERT_NE(ort, nullptr);
+  const Graph g = parseGraph(R"(graph {
+  %0 = input f64[3]
+  %1 = weight f64[] [0.0]
+  %2 = weight f64[] [1.5]
+  %3 = Relu(%0) : f64[3]
+  %4 = Clip(%3, %1, %2) : f64[3]
+  return %4
+})");
+  const std::vector<Tensor> inputs{Tensor({DType::Float64, {3}}, {-1.0, 0.5, 2.0})};
+  const fs::path dir = fs::temp_directory_path() / ("nnfuzz-ort-pass-" + std::to_string(getpid()));
+  writeCase(dir, g, inputs, runGraph(g, inputs), nlohmann::json::object(), 17);
+  Worker opt(workerSpec(*ort, "opt"));
+  const RunOutcome failing = opt.runCase(dir);
+  ASSERT_EQ(failing.status, RunStatus::PrepareError) << failing.message;
+  EXPECT_NE(failing.message.find("relu_clip_fusion"), std::string::npos) << failing.message;
+  const auto& passes = opt.hello().passes;
+  EXPECT_NE(std::find(passes.begin(), passes.end(), "FuseReluClip"), passes.end());
+  const RunOutcome fixed = opt.runCase(dir, {"FuseReluClip"});
+  ASSERT_EQ(fixed.status, RunStatus::Ok) << fixed.message;
+  ASSERT_EQ(fixed.outputs.size(), 1u);
+  EXPECT_EQ(fixed.outputs[0].data, (std::vector<double>{0.0, 0.5, 1.5}));
+  Worker noopt(workerSpec(*ort, "noopt"));
+  EXPECT_EQ(noopt.runCase(dir).status, RunStatus::Ok);
+  EXPECT_TRUE(noopt.hello().passes.empty());  // nothing to switch off there
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -135,12 +135,16 @@ std::string Worker::start() {
     if (hello.is_discarded() || !hello.is_object() || !hello.contains("hello") || !hello["hello"].is_string()) {
       problem = "first line is not a hello: " + clip(line, 200);
     } else {
+      hello_ = Hello{};
       hello_.name = hello["hello"].get<std::string>();
       if (hello.contains("version"))
         hello_.version = hello["version"].is_string() ? hello["version"].get<std::string>() : hello["version"].dump();
       if (hello.contains("modes") && hello["modes"].is_array())
         for (const json& m : hello["modes"])
           if (m.is_string()) hello_.modes.push_back(m.get<std::string>());
+      if (hello.contains("passes") && hello["passes"].is_array())
+        for (const json& p : hello["passes"])
+          if (p.is_string()) hello_.passes.push_back(p.get<std::string>());
       if (std::find(hello_.modes.begin(), hello_.modes.end(), spec_.mode) == hello_.modes.end())
         problem = "does not offer mode '" + spec_.mode + "'";
     }
@@ -181,9 +185,11 @@ fs::path Worker::outputDir() {
   return out;
 }
 
-RunOutcome Worker::runCase(const fs::path& caseDir) {
+RunOutcome Worker::runCase(const fs::path& caseDir) { return runCase(caseDir, {}); }
+
+RunOutcome Worker::runCase(const fs::path& caseDir, const std::vector<std::string>& disable) {
   try {
-    return runCaseOrThrow(caseDir);
+    return runCaseOrThrow(caseDir, disable);
   } catch (const std::exception& e) {  // nnfuzz's side failed (file system, encoding): not a finding
     child_.reset();
     RunOutcome outcome;
@@ -195,7 +201,7 @@ RunOutcome Worker::runCase(const fs::path& caseDir) {
   }
 }
 
-RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir) {
+RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std::string>& disable) {
   RunOutcome outcome;
   outcome.backend = spec_.backend;
   outcome.mode = spec_.mode;
@@ -215,6 +221,7 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir) {
   fs::path out = outputDir();
   uint64_t id = nextId_++;
   json request = {{"id", id}, {"case", fs::absolute(caseDir).lexically_normal().string()}, {"out", out.string()}};
+  if (!disable.empty()) request["disable"] = disable;
   if (!child_->write(request.dump() + "\n")) {
     recordDeath(outcome, "prepare");
     return outcome;

@@ -52,6 +52,9 @@ struct WorkerSpec {
 struct Hello {
   std::string name, version;
   std::vector<std::string> modes;
+  /// Optimisation passes this mode can switch off by name ("disable" in a request), most
+  /// specific first; empty when the SUT has no such knob.
+  std::vector<std::string> passes;
 };
 
 /// One worker process for one (backend, mode), restarted as needed; see the file comment.
@@ -65,6 +68,8 @@ class Worker {
   /// Runs one case folder (model.onnx + test_data_set_0/input_N.pb) through both phases.
   /// Never throws. stderrTail is filled for every outcome but Ok.
   RunOutcome runCase(const std::filesystem::path& caseDir);
+  /// The same with the SUT's passes `disable` switched off (names from hello().passes).
+  RunOutcome runCase(const std::filesystem::path& caseDir, const std::vector<std::string>& disable);
 
   /// Starts the worker now if it is not running (runCase does so lazily). Returns the
   /// reason it could not start (exec failure, exit before hello, bad hello, timeout,
@@ -84,7 +89,7 @@ class Worker {
 
  private:
   struct Reply;
-  RunOutcome runCaseOrThrow(const std::filesystem::path& caseDir);
+  RunOutcome runCaseOrThrow(const std::filesystem::path& caseDir, const std::vector<std::string>& disable);
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);
   void recordDeath(RunOutcome& outcome, const std::string& phase);

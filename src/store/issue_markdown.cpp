@@ -113,6 +113,7 @@ struct BundleFacts {
   std::string name, backend, version, mode, against, cls, reason, symptom, phase;
   std::vector<std::string> seenIn, modelOps;  ///< modelOps: distinct, in node order
   std::string culprit;                         ///< the culprit's text, or "" when none is known
+  std::vector<std::string> passes;             ///< SUT passes that, switched off alone, make it pass
   Policy policy;
   int opset = 0;
   int64_t originalNodes = -1;
@@ -142,6 +143,8 @@ BundleFacts readFacts(const fs::path& dir) {
   if (f.seenIn.empty()) f.seenIn.push_back(f.against == "reference" ? f.mode : f.mode + " vs " + f.against);
   const auto reduced = objectAt(objectAt(m, "case"), "reduced");
   if (f.cls == "dcf" && reduced.contains("culprit") && reduced["culprit"].is_string()) f.culprit = reduced["culprit"].get<std::string>();
+  for (const auto& p : reduced.value("culprit_passes", nlohmann::json::array()))
+    if (p.is_string()) f.passes.push_back(p.get<std::string>());
   if (reduced.contains("from_nodes") && reduced["from_nodes"].is_number_integer())
     f.originalNodes = reduced["from_nodes"].get<int64_t>();
   if (f.culprit.empty() && f.cls == "dcf" && sig.value("op_types", nlohmann::json::array()).size() == 1)
@@ -288,6 +291,11 @@ std::string issueMarkdown(const fs::path& dir) {
        (f.originalNodes >= 0 ? "; reduced from " + std::to_string(f.originalNodes) + " nodes" : "") + ", opset " +
        std::to_string(f.opset) + " |\n";
   if (!f.culprit.empty()) t += "| culprit | " + code(f.culprit) + ": the first operator whose output goes wrong |\n";
+  if (!f.passes.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& p : f.passes) names.push_back(code(p));
+    t += "| optimizer pass | " + join(names, ", ") + ": switched off alone, the model passes |\n";
+  }
   const auto versions = objectAt(f.meta, "versions");
   if (versions.contains("nnfuzz") && versions["nnfuzz"].is_string()) t += "| found by | nnfuzz " + versions["nnfuzz"].get<std::string>() + " |\n";
   t += "| bundle | " + code(f.name) + ", signature " + code(stringAt(f.meta, "hash")) + " |\n\n";
