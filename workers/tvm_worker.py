@@ -35,10 +35,20 @@ def _flatten(value, out):
     return out
 
 
+# Passes PassContext(disabled_pass=...) may switch off without breaking the build (the
+# lowering passes are required), as TVM 0.27's pass instrument names them.
+TIR_PASSES = ["tirx.VectorizeLoop", "s_tir.LoopPartition", "tirx.UnrollLoop", "tirx.CommonSubexprElim",
+              "s_tir.HoistIfThenElse", "tirx.NarrowDataType", "tirx.RemoveNoOp", "tirx.StorageRewrite",
+              "tirx.StmtSimplify", "s_tir.StmtSimplify"]
+RELAX_PASSES = ["FoldConstant", "FuseOps", "FuseTIR", "CanonicalizeBindings", "DeadCodeElimination",
+                "RewriteDataflowReshape", "RemoveUnusedParameters", "ExpandTupleArguments"]
+
+
 class Tvm(common.Backend):
     NAME = "tvm"
     MODES = {"opt": "relax.get_default_pipeline(llvm): FoldConstant, FuseOps, FuseTIR",
              "noopt": "tvm.compile default pipeline: legalise only, no fusion"}
+    PASSES = {"opt": RELAX_PASSES + TIR_PASSES, "noopt": TIR_PASSES}
 
     def load(self):
         import tvm
@@ -52,7 +62,7 @@ class Tvm(common.Backend):
         tvm, relax = self.tvm, self.relax
         mod = self.from_onnx(model, keep_params_in_input=False)
         pipeline = relax.get_default_pipeline(self.target) if self.mode == "opt" else "default"
-        with tvm.transform.PassContext(opt_level=3):
+        with tvm.transform.PassContext(opt_level=3, disabled_pass=self.disabled):
             executable = tvm.compile(mod, target=self.target, relax_pipeline=pipeline)
         return relax.VirtualMachine(executable, tvm.cpu())
 

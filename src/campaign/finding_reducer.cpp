@@ -88,8 +88,9 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       return worker->runCase(dir, disable);
     };
     std::optional<ReducedFinding> last;
-    // Whether `sub` still fails the same way; with `disable`, the subject runs with those
-    // passes off (and `last` is left alone: that run is a question, not the bundle).
+    // Whether `sub` still fails the same way. With `disable` the subject runs with those
+    // passes off and the question is only whether it now passes cleanly (anything else,
+    // such as a compile that needs the pass, counts as failing); `last` is left alone.
     auto failsWith = [&](const SubCase& sub, const std::vector<std::string>& disable) {
       if (Clock::now() > deadline) return false;
       RunOutcome run = runOn(subject, sub, disable);
@@ -100,11 +101,11 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       } else {
         base = runOn(baseline, sub);
         auto modes = oracle.judgeModes(*base, run);
-        if (!modes) return false;
+        if (!modes) return !disable.empty();
         judged = std::move(*modes);
       }
+      if (!disable.empty()) return judged.verdict != Verdict::Pass;
       if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
-      if (!disable.empty()) return true;
       last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset), std::move(judged),
                             std::move(run), std::move(base), std::nullopt};
       return true;
