@@ -12,6 +12,9 @@
 #include "cli/commands.h"
 #include "search/coverage_report.h"
 #include "search/folder_scan.h"
+#include "search/value_ranges.h"
+#include "interp/interpreter.h"
+#include "onnx/case_folder.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
@@ -28,6 +31,7 @@ struct CovOptions {
   int jobs = 1;
   bool dumpCorpus = false;
   int maxNotes = 20;
+  bool values = false;
 };
 
 std::array<double, 5> parseWeights(const std::string& text) {
@@ -63,7 +67,49 @@ std::string noteText(const search::FileNote& n) {
   return text;
 }
 
+/// `--values`: every case folder under DIR (model.onnx + test_data_set_0) run through the
+/// reference, with the values each operator's operands held.
+void runValues(const CovOptions& o) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> cases;
+  std::error_code ec;
+  if (!fs::is_directory(o.dir)) throw Error("nnfuzz cov --values: " + o.dir + " is not a folder");
+  for (auto it = fs::recursive_directory_iterator(o.dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().filename() == "model.onnx" && fs::is_directory(it->path().parent_path() / "test_data_set_0"))
+      cases.push_back(it->path().parent_path());
+  std::sort(cases.begin(), cases.end());
+  search::ValueRanges ranges;
+  int counted = 0, skipped = 0;
+  for (const fs::path& dir : cases) {
+    try {
+      CaseData c = readCase(dir);
+      if (!c.graph) throw Error(c.importProblem);
+      ranges.add(*c.graph, runGraphAll(*c.graph, c.inputs));
+      ++counted;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "nnfuzz cov: {}: skipped: {}\n", dir.string(), e.what());
+      ++skipped;
+    }
+  }
+  if (counted == 0) exitCode() = 1;
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["folder"] = o.dir;
+    j["cases"] = counted;
+    j["skipped"] = skipped;
+    j["values"] = ranges.toJson();
+    fmt::print("{}\n", j.dump(1));
+    return;
+  }
+  fmt::print("{}: {} case folders run through the reference, {} skipped\n"
+             "per operator and operand: nodes seen, extremes, and the share of nodes with an element\n"
+             "|x| > {}, tiny (0 < |x| < {}), zero, negative\n\n{}",
+             o.dir, counted, skipped, search::kLargeValue, search::kTinyValue, ranges.format());
+}
+
 void runCov(const CovOptions& o) {
+  if (o.values) return runValues(o);
   BlockCorpus corpus =
       o.corpusPath.empty() ? defaultCorpus() : loadCorpusFile(o.corpusPath);
   if (o.dumpCorpus) {
@@ -150,6 +196,9 @@ void addCovCommand(CLI::App& app) {
   cmd->add_option("-j,--jobs", opts->jobs, "threads reading and parsing models")->capture_default_str();
   cmd->add_option("--max-notes", opts->maxNotes, "per-file notes shown in the text output")->capture_default_str();
   cmd->add_flag("--dump-corpus", opts->dumpCorpus, "print the corpus as JSON and exit");
+  cmd->add_flag("--values", opts->values,
+                "instead of coverage: run every case folder under DIR through the reference and show the values "
+                "each operator's operands held (extremes; shares of nodes with |x| > 4, tiny, zero, negative values)");
   cmd->footer(kFooter);
   cmd->callback([opts] { runCov(*opts); });
 }

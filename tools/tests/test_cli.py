@@ -96,3 +96,19 @@ def test_baseline_generators_produce_valid_models(nnfuzz, validate, tmp_path, ge
     r = validate(out, "--min-match", "0")
     assert r.returncode == 0, r.stdout[-2000:]
     assert "checker failures 0" in r.stdout
+
+
+def test_cov_values_shows_what_each_operand_held(nnfuzz, tmp_path):
+    nnfuzz("gen", "-n", 40, "--seed", 3, "-o", tmp_path / "cases")
+    j = json.loads(nnfuzz("cov", "--values", "--json", tmp_path / "cases").stdout)
+    assert j["cases"] == 40 and j["skipped"] == 0
+    rows = {(r["op"], r["operand"]): r for r in j["values"]}
+    assert rows and all(r["nodes"] > 0 and r["min"] <= r["max"] for r in rows.values())
+    assert all(r["large_nodes"] <= r["nodes"] for r in rows.values())
+    text = nnfuzz("cov", "--values", tmp_path / "cases").stdout
+    assert "40 case folders run through the reference" in text
+    # A folder without cases says so and exits 1; a file is no folder.
+    (tmp_path / "empty").mkdir()
+    assert nnfuzz("cov", "--values", tmp_path / "empty", check=False).returncode == 1
+    r = nnfuzz("cov", "--values", tmp_path / "cases" / "nothing", check=False)
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
