@@ -125,11 +125,11 @@ const std::vector<DType> kCeluTypes{DType::Float32};
 }  // namespace
 
 const OpSpec& opSigmoid() {
-  static const OpSpec s = unarySpec("Sigmoid", 13, kFloatTypes, mapKernel<sigmoidOf>);
+  static const OpSpec s = saturating(unarySpec("Sigmoid", 13, kFloatTypes, mapKernel<sigmoidOf>));
   return s;
 }
 const OpSpec& opTanh() {
-  static const OpSpec s = unarySpec("Tanh", 13, kFloatTypes, mapKernel<tanhOf>);
+  static const OpSpec s = saturating(unarySpec("Tanh", 13, kFloatTypes, mapKernel<tanhOf>));
   return s;
 }
 const OpSpec& opRelu() {
@@ -138,15 +138,15 @@ const OpSpec& opRelu() {
   return s;
 }
 const OpSpec& opSoftplus() {
-  static const OpSpec s = unarySpec("Softplus", 1, kFloatTypes, mapKernel<softplusOf>);
+  static const OpSpec s = saturating(unarySpec("Softplus", 1, kFloatTypes, mapKernel<softplusOf>));
   return s;
 }
 const OpSpec& opSoftsign() {
-  static const OpSpec s = unarySpec("Softsign", 1, kFloatTypes, mapKernel<softsignOf>);
+  static const OpSpec s = saturating(unarySpec("Softsign", 1, kFloatTypes, mapKernel<softsignOf>));
   return s;
 }
 const OpSpec& opHardSwish() {
-  static const OpSpec s = unarySpec("HardSwish", 14, kFloatTypes, mapKernel<hardSwishOf>);
+  static const OpSpec s = saturating(unarySpec("HardSwish", 14, kFloatTypes, mapKernel<hardSwishOf>));
   return s;
 }
 const OpSpec& opLeakyRelu() {
@@ -156,25 +156,25 @@ const OpSpec& opLeakyRelu() {
 }
 const OpSpec& opElu() {
   static const OpSpec s =
-      withAttrs(unarySpec("Elu", 6, kFloatTypes, eluKernel), {floatAttr("alpha", -2, 3)}, sampleElu, inferAlpha);
+      saturating(withAttrs(unarySpec("Elu", 6, kFloatTypes, eluKernel), {floatAttr("alpha", -2, 3)}, sampleElu, inferAlpha));
   return s;
 }
 const OpSpec& opSelu() {
   static const OpSpec s =
-      withAttrs(unarySpec("Selu", 6, kFloatTypes, seluKernel),
-                {floatAttr("alpha", 0, 3), floatAttr("gamma", 0, 3)}, sampleSelu, inferSelu);
+      saturating(withAttrs(unarySpec("Selu", 6, kFloatTypes, seluKernel),
+                {floatAttr("alpha", 0, 3), floatAttr("gamma", 0, 3)}, sampleSelu, inferSelu));
   return s;
 }
 const OpSpec& opHardSigmoid() {
   static const OpSpec s =
-      withAttrs(unarySpec("HardSigmoid", 6, kFloatTypes, hardSigmoidKernel),
+      saturating(withAttrs(unarySpec("HardSigmoid", 6, kFloatTypes, hardSigmoidKernel),
                 {floatAttr("alpha", -1, 1), floatAttr("beta", -1, 1.5)}, sampleHardSigmoid,
-                inferHardSigmoid);
+                inferHardSigmoid));
   return s;
 }
 const OpSpec& opCelu() {
-  static const OpSpec s = withAttrs(unarySpec("Celu", 12, kCeluTypes, celuKernel), {floatAttr("alpha", -3, 3)},
-                                    sampleCelu, inferCelu);
+  static const OpSpec s = saturating(withAttrs(unarySpec("Celu", 12, kCeluTypes, celuKernel), {floatAttr("alpha", -3, 3)},
+                                    sampleCelu, inferCelu));
   return s;
 }
 const OpSpec& opThresholdedRelu() {

@@ -88,4 +88,12 @@ inline double distanceToInteger(double x) { return std::abs(x - std::round(x)); 
 /// A margin below which a float32 input is too close to a discontinuity to compare.
 inline constexpr double kStabilityMargin = 1e-3;
 
+/// The first input of an operator whose output saturates or stays linear (Sigmoid, Tanh,
+/// Elu, ...): wide enough to reach the saturated regions, where kernels switch formulas.
+inline ValueRange saturatingRange(DType) { return {-20.0, 20.0, 0.0}; }
+inline OpSpec saturating(OpSpec s) {
+  s.firstRange = saturatingRange;
+  return s;
+}
+
 }  // namespace nnfuzz::opsupport

@@ -100,7 +100,7 @@ const OpSpec& opSqrt() {
   return s;
 }
 const OpSpec& opErf() {
-  static const OpSpec s = unarySpec("Erf", 13, kFloatTypes, mapKernel<erfOf>);
+  static const OpSpec s = saturating(unarySpec("Erf", 13, kFloatTypes, mapKernel<erfOf>));
   return s;
 }
 const OpSpec& opSin() {
