@@ -46,6 +46,9 @@ constexpr OpNote kNotes[] = {
     {"AveragePool", POOL "`count_include_pad` (default 0) decides whether padded zeros count in the divisor."},
     {"BatchNormalization", "Inference form: y = scale * (x - mean) / sqrt(var + epsilon) + B per channel (axis 1). "
                            "`epsilon` defaults to 1e-5. `training_mode`=0 (default) uses the given mean and var."},
+    {"BlackmanWindow", "A 1-D window of `size` (a scalar input) samples, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / "
+                       "N); N is size when `periodic`=1 (default), size - 1 otherwise; `output_datatype` (default "
+                       "float) names the result type."},
     {"Cast", "Converts to dtype `to`. Float to integer truncates toward zero; out-of-range float to integer is "
              "undefined; to bool, any non-zero value is true; from bool, true is 1."},
     {"CastLike", "Cast to the dtype of the second input (its values are ignored); the conversion rules are Cast's."},
@@ -105,6 +108,11 @@ constexpr OpNote kNotes[] = {
     {"GlobalMaxPool", "Maximum over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
     {"Greater", COMPARE},
     {"GreaterOrEqual", COMPARE},
+    {"HammingWindow", "A 1-D window of `size` (a scalar input) samples, 25/46 - 21/46 cos(2 pi n / N); N is size when "
+                      "`periodic`=1 (default), size - 1 otherwise; `output_datatype` (default float) names the result "
+                      "type."},
+    {"HannWindow", "A 1-D window of `size` (a scalar input) samples, sin^2(pi n / N); N is size when `periodic`=1 "
+                   "(default), size - 1 otherwise; `output_datatype` (default float) names the result type."},
     {"HardSigmoid", UNARY "max(0, min(1, alpha * x + beta)), `alpha` 0.2 and `beta` 0.5 by default."},
     {"HardSwish", UNARY "x * max(0, min(1, x / 6 + 1/2)): HardSigmoid with alpha 1/6 and beta 0.5, times x."},
     {"Hardmax", "1 at the first maximum along `axis` (default -1 since opset 13), 0 elsewhere."},
