@@ -73,6 +73,10 @@ constexpr OpNote kNotes[] = {
     {"Cosh", UNARY "Hyperbolic cosine."},
     {"CumSum", "Running sum along the axis given as a scalar input. `exclusive`=1 leaves out the element itself "
                "(the first result is 0); `reverse`=1 sums from the end."},
+    {"DFT", "The discrete Fourier transform along `axis` (default 1) of a signal whose last dim is 1 (real) "
+            "or 2 (real, imaginary); the result is complex (last dim 2). The optional dft_length input cuts "
+            "or zero-pads the signal; `inverse`=1 uses the + sign and divides by the length; `onesided`=1 "
+            "keeps bins 0..length/2."},
     {"DepthToSpace", "Moves channel blocks into blocksize x blocksize spatial blocks. `mode` DCR (default) takes "
                      "depth, then column, then row; CRD takes column, row, depth: the two orders differ."},
     {"DequantizeLinear", "y = (x - x_zero_point) * x_scale; a scalar scale and zero point are per tensor, 1-D ones "
@@ -146,6 +150,9 @@ constexpr OpNote kNotes[] = {
     {"Mean", "Elementwise mean of any number of inputs with numpy broadcasting."},
     {"MeanVarianceNormalization", "(x - mean) / sqrt(variance) over `axes` (default [0, 2, 3]); the variance is "
                                   "biased, and no epsilon is added in the specification."},
+    {"MelWeightMatrix", "The [dft_length/2 + 1, num_mel_bins] matrix of triangular mel filters between lower_edge_hertz "
+                        "and upper_edge_hertz at sample_rate (all scalar inputs); `output_datatype` (default float) "
+                        "names the result type."},
     {"Min", "Elementwise minimum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
     {"Mod", BROADCAST "`fmod`=0 (default, integers only): the result takes the divisor's sign, like Python's %. "
                       "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
@@ -189,6 +196,10 @@ constexpr OpNote kNotes[] = {
     {"ReverseSequence", "Reverses the first sequence_lens[i] elements of each batch entry along `time_axis` (default "
                         "0); `batch_axis` defaults to 1. Elements past the length stay in place."},
     {"Round", UNARY "To the nearest integer, halves to even (2.5 -> 2, -0.5 -> -0)."},
+    {"STFT", "Short-time Fourier transform of a [batch, length, 1 or 2] signal: frames of frame_length "
+             "samples (an input, or the window's length) every frame_step samples, each multiplied by the "
+             "optional window and transformed; [batch, frames, bins, 2] with bins = frame_length/2 + 1 when "
+             "`onesided`=1 (default)."},
     {"ScatterElements", "A copy of data with updates written at the positions given by indices along `axis` (default "
                         "0); `reduction` none (default; duplicate indices are undefined), add, mul, max or min "
                         "combines instead."},
