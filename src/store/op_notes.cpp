@@ -88,6 +88,10 @@ constexpr OpNote kNotes[] = {
     {"DynamicQuantizeLinear", "Quantizes float32 to uint8 with a scale and zero point computed from the data: the "
                               "range [min(x, 0), max(x, 0)] maps to [0, 255]; the zero point is rounded half to even "
                               "and saturated."},
+    {"Einsum", "Sums of products over the letters of `equation` (e.g. \"bij,bjk->bik\"): each letter names an "
+               "axis, a letter repeated within a term takes a diagonal, letters missing from the output are "
+               "summed, \"...\" stands for broadcast leading axes; without \"->\" the output is the letters that "
+               "occur once, sorted."},
     {"Elu", UNARY "x for x >= 0, else alpha * (exp(x) - 1); `alpha` defaults to 1.0."},
     {"Equal", COMPARE},
     {"Erf", UNARY "The Gauss error function."},
