@@ -50,8 +50,12 @@ bool sameType(const onnx::TypeProto& t, const TensorType& ours, bool symbolicDim
   return true;
 }
 
-// Ops whose result dims ONNX 1.12's inference leaves symbolic (Einsum infers the rank only).
-bool infersSymbolicDims(const std::string& op) { return op == "Einsum"; }
+// Ops whose result dims ONNX 1.12's inference leaves symbolic: Einsum infers the rank only,
+// OneHot reads only an integer depth, and the value-dependent ones do not read their
+// constant operands.
+bool infersSymbolicDims(const std::string& op) {
+  return op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique";
+}
 
 std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const onnx::GraphProto& inferred,
                                            const Graph& ours) {

@@ -278,7 +278,9 @@ void sampleEinsum(OpDraft& d) {
   for (char c : all)
     if (count[c] == 1 || rng.bernoulli(0.5)) out += c;
   if (rng.bernoulli(0.3)) out = subset(rng, out, 0.7);
-  d.attrs.setString("equation", lhs + "->" + pre + shuffled(rng, out));
+  // The result's rank stays within the limits: letters beyond them are summed.
+  out = shuffled(rng, out).substr(0, static_cast<size_t>(std::max<int64_t>(0, d.limits->maxRank - static_cast<int64_t>(lead))));
+  d.attrs.setString("equation", lhs + "->" + pre + out);
 }
 
 // The next operand's type: its term's letters take the dims seen so far, fresh letters new

@@ -46,6 +46,8 @@ constexpr OpNote kNotes[] = {
     {"AveragePool", POOL "`count_include_pad` (default 0) decides whether padded zeros count in the divisor."},
     {"BatchNormalization", "Inference form: y = scale * (x - mean) / sqrt(var + epsilon) + B per channel (axis 1). "
                            "`epsilon` defaults to 1e-5. `training_mode`=0 (default) uses the given mean and var."},
+    {"BitShift", "Shifts X by Y bits elementwise (unsigned integers, multidirectional broadcasting), `direction` "
+                 "LEFT or RIGHT (required); bits shifted past the type's width are lost."},
     {"BlackmanWindow", "A 1-D window of `size` (a scalar input) samples, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / "
                        "N); N is size when `periodic`=1 (default), size - 1 otherwise; `output_datatype` (default "
                        "float) names the result type."},
@@ -56,6 +58,8 @@ constexpr OpNote kNotes[] = {
     {"Celu", UNARY "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), `alpha` defaults to 1.0."},
     {"Clip", "Limits every element to [min, max], given as optional scalar inputs (absent: no limit on that side). "
              "When min > max the result is max everywhere."},
+    {"Compress", "The slices along `axis` (or without axis the elements of the flattened input) where the 1-D "
+                 "bool condition is true; a shorter condition drops the rest."},
     {"Concat", "Joins the inputs along `axis` (required; negative counts from the end); every other dimension "
                "must agree."},
     {"ConstantOfShape", "A tensor of the shape given by the int64 input, every element the one-element tensor "
@@ -162,7 +166,12 @@ constexpr OpNote kNotes[] = {
                       "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
     {"Mul", BROADCAST "Integer multiplication wraps around on overflow."},
     {"Neg", UNARY "-x."},
+    {"NonZero", "The int64 indices of the non-zero elements, one column per element in row-major order: shape "
+                "[rank, count]."},
     {"Not", UNARY "Logical negation of a bool tensor."},
+    {"OneHot", "A new axis of length depth at `axis` (default -1): values[1] where the index is (negative "
+               "indices count from depth), values[0] elsewhere; indices outside [-depth, depth-1] give all "
+               "values[0]."},
     {"Or", LOGICAL},
     {"PRelu", "x for x >= 0, else slope * x; `slope` broadcasts unidirectionally to x."},
     {"Pad", "`pads` (an input since opset 11) give begin values for every axis, then end values; negative values "
@@ -244,6 +253,9 @@ constexpr OpNote kNotes[] = {
     {"Transpose", "Permutes the axes by `perm` (default: reverse them): output axis i is input axis perm[i]."},
     {"Trilu", "Keeps the upper (`upper`=1, default) or lower triangle of the last two axes, shifted by the "
               "optional diagonal input k (positive: above the main diagonal); the rest becomes 0."},
+    {"Unique", "The distinct elements (or with `axis` the distinct slices), ascending when `sorted`=1 (default) "
+               "else in order of first occurrence, with the int64 first-occurrence indices, each element's "
+               "index into them, and the counts."},
     {"Unsqueeze", "Inserts axes of length 1 at the positions of the `axes` input (an input since opset 13), "
                   "positions counted in the output's rank."},
     {"Where", "condition ? X : Y elementwise, the three inputs broadcast numpy-style."},
