@@ -166,6 +166,10 @@ constexpr OpNote kNotes[] = {
                       "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
     {"Mul", BROADCAST "Integer multiplication wraps around on overflow."},
     {"Neg", UNARY "-x."},
+    {"NegativeLogLikelihoodLoss", "Per element -input[n, target, d...] times the class weight (optional input, default 1) for "
+                                  "input [N, C, d...] and integer target [N, d...]; targets equal to `ignore_index` count 0. "
+                                  "`reduction` none keeps the losses, sum adds them, mean (default) divides the sum by the applied "
+                                  "weights' sum."},
     {"NonZero", "The int64 indices of the non-zero elements, one column per element in row-major order: shape "
                 "[rank, count]."},
     {"Not", UNARY "Logical negation of a bool tensor."},
@@ -233,6 +237,8 @@ constexpr OpNote kNotes[] = {
               "negative one); a step may be negative but not 0."},
     {"Softmax", "exp(x) / sum(exp(x)) along `axis` (default -1 since opset 13; earlier versions flattened the "
                 "input to 2-D at `axis`, default 1)."},
+    {"SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss of log_softmax(scores) along axis 1 (same target, weights, "
+                                "`ignore_index` and `reduction`, default mean); the optional second output is that log_prob."},
     {"Softplus", UNARY "log(exp(x) + 1)."},
     {"Softsign", UNARY "x / (1 + |x|)."},
     {"SpaceToDepth", "Moves blocksize x blocksize spatial blocks into the channel axis (the inverse of "
