@@ -54,7 +54,8 @@ bool sameType(const onnx::TypeProto& t, const TensorType& ours, bool symbolicDim
 // OneHot reads only an integer depth, and the value-dependent ones do not read their
 // constant operands.
 bool infersSymbolicDims(const std::string& op) {
-  return op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique";
+  return op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique" ||
+         op == "NonMaxSuppression";
 }
 
 std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const onnx::GraphProto& inferred,

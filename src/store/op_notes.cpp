@@ -170,6 +170,10 @@ constexpr OpNote kNotes[] = {
                                   "input [N, C, d...] and integer target [N, d...]; targets equal to `ignore_index` count 0. "
                                   "`reduction` none keeps the losses, sum adds them, mean (default) divides the sum by the applied "
                                   "weights' sum."},
+    {"NonMaxSuppression", "Per batch and class, boxes in descending score order, each kept unless its IoU with a kept box "
+                          "exceeds iou_threshold, up to max_output_boxes_per_class; score_threshold drops boxes not above "
+                          "it. Boxes are [y1, x1, y2, x2] (`center_point_box`=0, default) or [x_center, y_center, width, "
+                          "height]; the result is int64 rows (batch, class, box)."},
     {"NonZero", "The int64 indices of the non-zero elements, one column per element in row-major order: shape "
                 "[rank, count]."},
     {"Not", UNARY "Logical negation of a bool tensor."},
