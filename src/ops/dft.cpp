@@ -10,7 +10,7 @@
 // and frame_length (optional scalar constant, equal to the window's length when both are
 // given; one of them is required). frames = (length - frame_length) / frame_step + 1, each
 // frame multiplied by the window and transformed; `onesided` (default 1) keeps bins
-// 0..frame_length/2. A node without `onesided` is rejected: ONNX's shape inference takes
+// 0..frame_length/2 of a real signal (the schema rules it out for complex ones). A node without `onesided` is rejected: ONNX's shape inference takes
 // the default as 0 while the schema, its reference and ONNX Runtime take 1; so is a
 // one-sided STFT whose frame count ONNX 1.12's inference gets wrong (see countAgrees).
 // Transforms are direct sums in double. Engines' FFTs leave noise of ~1e-7 of the largest
@@ -158,7 +158,7 @@ void dftKernel(KernelArgs& a) {
 
 // ---- STFT ----
 
-void sampleStft(OpDraft& d) { d.attrs.setInt("onesided", d.rng->uniformInt(0, 1)); }
+void sampleStft(OpDraft& d) { d.attrs.setInt("onesided", d.first().shape[2] == 1 ? d.rng->uniformInt(0, 1) : 0); }
 
 // ONNX 1.12's shape inference (the packaged one) counts frames with the one-sided bin count
 // frame_length / 2 + 1 in place of frame_length; frames whose count comes out the same
@@ -219,6 +219,7 @@ InferResult inferStft(const InferArgs& a) {
     return InferResult::fail("onesided must be written (ONNX's shape inference defaults it to 0, the schema to 1)");
   const TensorType& x = *a.inputs[0];
   if (x.rank() != 3 || (x.shape[2] != 1 && x.shape[2] != 2)) return InferResult::fail("the signal must be [batch, length, 1 or 2]");
+  if (onesided && x.shape[2] == 2) return InferResult::fail("a one-sided STFT needs a real signal (the schema: not possible for complex input)");
   if (a.inputs.size() < 2 || !a.inputs[1]) return InferResult::fail("frame_step is required");
   auto step = scalarConstant(a, 1, "frame_step", err);
   if (!step) return InferResult::fail(err);

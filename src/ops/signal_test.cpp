@@ -73,6 +73,8 @@ TEST(STFT, FramesWindowAndOnesided) {
   const Tensor frameFour = i64(4);
   EXPECT_FALSE(inferOp("STFT", {&x, &step, nullptr, &frameFour}, oneSided).ok());
   EXPECT_EQ(run("STFT", {&x, &step, nullptr, &frame}, oneSided).type.shape, (Shape{1, 2, 2, 2}));
+  const Tensor complex = F({1, 2, 2}, {1, 0, 0, 1});
+  EXPECT_FALSE(inferOp("STFT", {&complex, &step, nullptr, &frame}, oneSided).ok());  // the schema rules it out
 }
 
 TEST(MelWeightMatrix, TrianglesAndEdges) {
