@@ -71,5 +71,16 @@ TEST(DynamicQuantizeLinear, ScaleAndZeroPointFromTheRange) {
   EXPECT_TRUE(unstable("DynamicQuantizeLinear", {&x}));  // 76.5 sits on a boundary
 }
 
+// [0, 1, 2]: the float32 scale lies a hair above 2/255, so 1 / scale is just below 127.5
+// and rounds down (ONNX Runtime gives [0, 127, 255]); a case like this is never compared.
+TEST(DynamicQuantizeLinear, HalfwayAfterFloat32ScaleIsUnstable) {
+  const Tensor x = F({3}, {0, 1, 2});
+  const auto out = evaluate(*findOp("DynamicQuantizeLinear"), {&x}, {}, inferOp("DynamicQuantizeLinear", {&x}).types);
+  expectValues(out[0], {3}, {0, 127, 255});
+  EXPECT_TRUE(unstable("DynamicQuantizeLinear", {&x}));
+  const Tensor clear = F({3}, {0, 1.1, 2});
+  EXPECT_FALSE(unstable("DynamicQuantizeLinear", {&clear}));
+}
+
 }  // namespace
 }  // namespace nnfuzz

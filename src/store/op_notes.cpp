@@ -46,6 +46,11 @@ constexpr OpNote kNotes[] = {
     {"AveragePool", POOL "`count_include_pad` (default 0) decides whether padded zeros count in the divisor."},
     {"BatchNormalization", "Inference form: y = scale * (x - mean) / sqrt(var + epsilon) + B per channel (axis 1). "
                            "`epsilon` defaults to 1e-5. `training_mode`=0 (default) uses the given mean and var."},
+    {"BitShift", "Shifts X by Y bits elementwise (unsigned integers, multidirectional broadcasting), `direction` "
+                 "LEFT or RIGHT (required); bits shifted past the type's width are lost."},
+    {"BlackmanWindow", "A 1-D window of `size` (a scalar input) samples, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / "
+                       "N); N is size when `periodic`=1 (default), size - 1 otherwise; `output_datatype` (default "
+                       "float) names the result type."},
     {"Cast", "Converts to dtype `to`. Float to integer truncates toward zero; out-of-range float to integer is "
              "undefined; to bool, any non-zero value is true; from bool, true is 1."},
     {"CastLike", "Cast to the dtype of the second input (its values are ignored); the conversion rules are Cast's."},
@@ -53,6 +58,8 @@ constexpr OpNote kNotes[] = {
     {"Celu", UNARY "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), `alpha` defaults to 1.0."},
     {"Clip", "Limits every element to [min, max], given as optional scalar inputs (absent: no limit on that side). "
              "When min > max the result is max everywhere."},
+    {"Compress", "The slices along `axis` (or without axis the elements of the flattened input) where the 1-D "
+                 "bool condition is true; a shorter condition drops the rest."},
     {"Concat", "Joins the inputs along `axis` (required; negative counts from the end); every other dimension "
                "must agree."},
     {"ConstantOfShape", "A tensor of the shape given by the int64 input, every element the one-element tensor "
@@ -70,6 +77,10 @@ constexpr OpNote kNotes[] = {
     {"Cosh", UNARY "Hyperbolic cosine."},
     {"CumSum", "Running sum along the axis given as a scalar input. `exclusive`=1 leaves out the element itself "
                "(the first result is 0); `reverse`=1 sums from the end."},
+    {"DFT", "The discrete Fourier transform along `axis` (default 1) of a signal whose last dim is 1 (real) "
+            "or 2 (real, imaginary); the result is complex (last dim 2). The optional dft_length input cuts "
+            "or zero-pads the signal; `inverse`=1 uses the + sign and divides by the length; `onesided`=1 "
+            "keeps bins 0..length/2."},
     {"DepthToSpace", "Moves channel blocks into blocksize x blocksize spatial blocks. `mode` DCR (default) takes "
                      "depth, then column, then row; CRD takes column, row, depth: the two orders differ."},
     {"DequantizeLinear", "y = (x - x_zero_point) * x_scale; a scalar scale and zero point are per tensor, 1-D ones "
@@ -81,6 +92,10 @@ constexpr OpNote kNotes[] = {
     {"DynamicQuantizeLinear", "Quantizes float32 to uint8 with a scale and zero point computed from the data: the "
                               "range [min(x, 0), max(x, 0)] maps to [0, 255]; the zero point is rounded half to even "
                               "and saturated."},
+    {"Einsum", "Sums of products over the letters of `equation` (e.g. \"bij,bjk->bik\"): each letter names an "
+               "axis, a letter repeated within a term takes a diagonal, letters missing from the output are "
+               "summed, \"...\" stands for broadcast leading axes; without \"->\" the output is the letters that "
+               "occur once, sorted."},
     {"Elu", UNARY "x for x >= 0, else alpha * (exp(x) - 1); `alpha` defaults to 1.0."},
     {"Equal", COMPARE},
     {"Erf", UNARY "The Gauss error function."},
@@ -105,6 +120,11 @@ constexpr OpNote kNotes[] = {
     {"GlobalMaxPool", "Maximum over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
     {"Greater", COMPARE},
     {"GreaterOrEqual", COMPARE},
+    {"HammingWindow", "A 1-D window of `size` (a scalar input) samples, 25/46 - 21/46 cos(2 pi n / N); N is size when "
+                      "`periodic`=1 (default), size - 1 otherwise; `output_datatype` (default float) names the result "
+                      "type."},
+    {"HannWindow", "A 1-D window of `size` (a scalar input) samples, sin^2(pi n / N); N is size when `periodic`=1 "
+                   "(default), size - 1 otherwise; `output_datatype` (default float) names the result type."},
     {"HardSigmoid", UNARY "max(0, min(1, alpha * x + beta)), `alpha` 0.2 and `beta` 0.5 by default."},
     {"HardSwish", UNARY "x * max(0, min(1, x / 6 + 1/2)): HardSigmoid with alpha 1/6 and beta 0.5, times x."},
     {"Hardmax", "1 at the first maximum along `axis` (default -1 since opset 13), 0 elsewhere."},
@@ -138,12 +158,28 @@ constexpr OpNote kNotes[] = {
     {"Mean", "Elementwise mean of any number of inputs with numpy broadcasting."},
     {"MeanVarianceNormalization", "(x - mean) / sqrt(variance) over `axes` (default [0, 2, 3]); the variance is "
                                   "biased, and no epsilon is added in the specification."},
+    {"MelWeightMatrix", "The [dft_length/2 + 1, num_mel_bins] matrix of triangular mel filters between lower_edge_hertz "
+                        "and upper_edge_hertz at sample_rate (all scalar inputs); `output_datatype` (default float) "
+                        "names the result type."},
     {"Min", "Elementwise minimum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
     {"Mod", BROADCAST "`fmod`=0 (default, integers only): the result takes the divisor's sign, like Python's %. "
                       "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
     {"Mul", BROADCAST "Integer multiplication wraps around on overflow."},
     {"Neg", UNARY "-x."},
+    {"NegativeLogLikelihoodLoss", "Per element -input[n, target, d...] times the class weight (optional input, default 1) for "
+                                  "input [N, C, d...] and integer target [N, d...]; targets equal to `ignore_index` count 0. "
+                                  "`reduction` none keeps the losses, sum adds them, mean (default) divides the sum by the applied "
+                                  "weights' sum."},
+    {"NonMaxSuppression", "Per batch and class, boxes in descending score order, each kept unless its IoU with a kept box "
+                          "exceeds iou_threshold, up to max_output_boxes_per_class; score_threshold drops boxes not above "
+                          "it. Boxes are [y1, x1, y2, x2] (`center_point_box`=0, default) or [x_center, y_center, width, "
+                          "height]; the result is int64 rows (batch, class, box)."},
+    {"NonZero", "The int64 indices of the non-zero elements, one column per element in row-major order: shape "
+                "[rank, count]."},
     {"Not", UNARY "Logical negation of a bool tensor."},
+    {"OneHot", "A new axis of length depth at `axis` (default -1): values[1] where the index is (negative "
+               "indices count from depth), values[0] elsewhere; indices outside [-depth, depth-1] give all "
+               "values[0]."},
     {"Or", LOGICAL},
     {"PRelu", "x for x >= 0, else slope * x; `slope` broadcasts unidirectionally to x."},
     {"Pad", "`pads` (an input since opset 11) give begin values for every axis, then end values; negative values "
@@ -181,6 +217,10 @@ constexpr OpNote kNotes[] = {
     {"ReverseSequence", "Reverses the first sequence_lens[i] elements of each batch entry along `time_axis` (default "
                         "0); `batch_axis` defaults to 1. Elements past the length stay in place."},
     {"Round", UNARY "To the nearest integer, halves to even (2.5 -> 2, -0.5 -> -0)."},
+    {"STFT", "Short-time Fourier transform of a [batch, length, 1 or 2] signal: frames of frame_length "
+             "samples (an input, or the window's length) every frame_step samples, each multiplied by the "
+             "optional window and transformed; [batch, frames, bins, 2] with bins = frame_length/2 + 1 when "
+             "`onesided`=1 (default)."},
     {"ScatterElements", "A copy of data with updates written at the positions given by indices along `axis` (default "
                         "0); `reduction` none (default; duplicate indices are undefined), add, mul, max or min "
                         "combines instead."},
@@ -201,6 +241,8 @@ constexpr OpNote kNotes[] = {
               "negative one); a step may be negative but not 0."},
     {"Softmax", "exp(x) / sum(exp(x)) along `axis` (default -1 since opset 13; earlier versions flattened the "
                 "input to 2-D at `axis`, default 1)."},
+    {"SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss of log_softmax(scores) along axis 1 (same target, weights, "
+                                "`ignore_index` and `reduction`, default mean); the optional second output is that log_prob."},
     {"Softplus", UNARY "log(exp(x) + 1)."},
     {"Softsign", UNARY "x / (1 + |x|)."},
     {"SpaceToDepth", "Moves blocksize x blocksize spatial blocks into the channel axis (the inverse of "
@@ -221,6 +263,9 @@ constexpr OpNote kNotes[] = {
     {"Transpose", "Permutes the axes by `perm` (default: reverse them): output axis i is input axis perm[i]."},
     {"Trilu", "Keeps the upper (`upper`=1, default) or lower triangle of the last two axes, shifted by the "
               "optional diagonal input k (positive: above the main diagonal); the rest becomes 0."},
+    {"Unique", "The distinct elements (or with `axis` the distinct slices), ascending when `sorted`=1 (default) "
+               "else in order of first occurrence, with the int64 first-occurrence indices, each element's "
+               "index into them, and the counts."},
     {"Unsqueeze", "Inserts axes of length 1 at the positions of the `axes` input (an input since opset 13), "
                   "positions counted in the output's rank."},
     {"Where", "condition ? X : Y elementwise, the three inputs broadcast numpy-style."},
