@@ -76,7 +76,7 @@ uint64_t listDigest(const std::vector<uint64_t>& digests) {
 namespace {
 
 // ONNX AttributeProto type codes, so GraphIR digests equal the exported protos' digests.
-constexpr int kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7;
+constexpr int kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7, kStrings = 8;
 
 uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
   if (auto* i = std::get_if<int64_t>(&value)) {
@@ -98,6 +98,12 @@ uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
     detail::AttrDigest d(name, kInts);
     d.hasher().add(is->size());
     for (int64_t x : *is) d.hasher().addInt(x);
+    return d.digest();
+  }
+  if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
+    detail::AttrDigest d(name, kStrings);
+    d.hasher().add(ss->size());
+    for (const std::string& x : *ss) d.hasher().addString(x);
     return d.digest();
   }
   const auto& fs = std::get<std::vector<double>>(value);
