@@ -2,6 +2,9 @@
 #include "search/model_facts.h"
 
 #include <algorithm>
+#include <unordered_set>
+
+#include "ops/registry.h"
 
 namespace nnfuzz::search {
 
@@ -126,6 +129,7 @@ void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& o
     out.values[v].israShape = out.values[v].shape;
   }
   std::vector<uint64_t> digests;
+  const std::unordered_set<ValueId> graphOutputs(graph.outputs().begin(), graph.outputs().end());
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
     ModelFacts::Node node;
@@ -138,9 +142,17 @@ void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& o
     node.operandEnd = static_cast<uint32_t>(out.operands.size());
     node.resultBegin = static_cast<uint32_t>(out.results.size());
     const auto index = static_cast<int32_t>(out.nodes.size());
-    for (ValueId v : n.outputs) {
-      out.results.push_back(v);
-      out.values[v].producer = index;
+    // Export leaves an unread optional result absent and drops trailing absent ones; so do we.
+    const OpSpec* spec = findOp(n.op);
+    auto absent = [&](size_t k) {
+      const ValueId v = n.outputs[k];
+      return spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutputs.count(v);
+    };
+    size_t results = n.outputs.size();
+    while (results > 0 && absent(results - 1)) --results;
+    for (size_t k = 0; k < results; ++k) {
+      out.results.push_back(n.outputs[k]);
+      out.values[n.outputs[k]].producer = index;
     }
     node.resultEnd = static_cast<uint32_t>(out.results.size());
     node.hasAttrs = !n.attrs.empty();
