@@ -6,7 +6,8 @@
 // unidirectionally broadcastable to the normalised shape; only the first output (Y) is
 // modelled. MeanVarianceNormalization normalises over `axes` (default [0, 2, 3]) with no
 // epsilon in the schema; float32 only, because ONNX's function body of MVN-13 adds a
-// float32 constant and so fails type inference on float64. Both amplify float32 rounding when a group's variance is tiny
+// float32 constant and so fails type inference on float64; axes always written, because
+// that body fails inference on the default too. Both amplify float32 rounding when a group's variance is tiny
 // next to its mean, so such data is unstable (for MVN an exactly constant group too:
 // engines divide x - mean, a float32 rounding error, by a near-zero deviation).
 #include <cmath>
@@ -165,6 +166,9 @@ void sampleMvn(OpDraft& d) {
 InferResult inferMvn(const InferArgs& a) {
   if (std::string err = unknownAttr(a.attrs, {"axes"}); !err.empty()) return InferResult::fail(err);
   if (a.attrs.hasWrongKind<std::vector<int64_t>>("axes")) return InferResult::fail("axes must be a list of ints");
+  // ONNX's function body of MVN-13 fails shape inference (so the official checker) when
+  // axes is left to its default, so nnfuzz never writes that form (the blind generators too).
+  if (!a.attrs.has("axes")) return InferResult::fail("axes left to its default fails ONNX's own shape inference of MVN-13");
   std::vector<int> axes;
   std::string err;
   if (!normalizeAxes(mvnAxes(a.attrs), a.inputs[0]->rank(), axes, err)) return InferResult::fail(err);
