@@ -34,6 +34,21 @@ TEST(LayerNormalization, NormalisesTrailingAxes) {
   EXPECT_NEAR(y.data[1], 1 / std::sqrt(1 + 1e-5), 1e-7);
 }
 
+TEST(LayerNormalization, MeanAndInvStdDevResults) {
+  const Tensor x = T(DType::Float64, {2, 2}, {1, 3, 2, 6});
+  const Tensor scale = T(DType::Float64, {2}, {1, 1});
+  const Attributes eps = A([](Attributes& a) { a.setFloat("epsilon", 0.5); });
+  const InferResult r = inferOp("LayerNormalization", {&x, &scale}, eps);
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.types.size(), 3u);
+  EXPECT_EQ(r.types[1], (TensorType{DType::Float32, {2, 1}}));  // float32 whatever X is (stash_type 1)
+  EXPECT_EQ(r.types[2], r.types[1]);
+  const auto outs = evaluate(*findOp("LayerNormalization"), {&x, &scale}, eps, r.types);
+  expectValues(outs[1], {2, 1}, {2, 4});
+  expectValues(outs[2], {2, 1}, {1 / std::sqrt(1.5), 1 / std::sqrt(4.5)});
+  EXPECT_EQ(findOp("LayerNormalization")->optionalOutputs, 0b110u);
+}
+
 TEST(LayerNormalization, RejectsBadOperandsAndAttributes) {
   const Tensor x = F({2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor wrong = F({2}, {1, 1});
