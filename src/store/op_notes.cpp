@@ -235,6 +235,11 @@ constexpr OpNote kNotes[] = {
     {"Sum", "Elementwise sum of any number of inputs with numpy broadcasting."},
     {"Tan", UNARY "Tangent of x in radians."},
     {"Tanh", UNARY "Hyperbolic tangent."},
+    {"TfIdfVectorizer", "Counts, per row of integer (or string) tokens, the n-grams of the pool (pool_int64s split by "
+                        "ngram_counts into 1-grams, 2-grams, ...) of sizes [min_gram_length, max_gram_length], "
+                        "allowing up to max_skip_count skipped tokens between items; n-gram k goes to column "
+                        "ngram_indexes[k]. `mode` TF (counts), IDF (weight where the count is non-zero), TFIDF "
+                        "(count * weight); float32 output."},
     {"ThresholdedRelu", UNARY "x for x > alpha, else 0; `alpha` defaults to 1.0."},
     {"Tile", "Repeats the input `repeats[i]` times along axis i (`repeats` is an int64 input, one per axis)."},
     {"TopK", "The K (an int64 input) largest (`largest`=1, default) or smallest values along `axis` (default -1) and "
