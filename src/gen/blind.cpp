@@ -143,6 +143,13 @@ class BlindGen : public Generator {
           attrs.setFloats(a.name, v);
           break;
         }
+        case AttrKind::Strings: {
+          if (a.choices.empty()) break;
+          std::vector<std::string> v(static_cast<size_t>(len));
+          for (auto& x : v) x = std::string(rng.pick(a.choices));
+          attrs.setStrings(a.name, v);
+          break;
+        }
       }
     }
     return attrs;

@@ -34,8 +34,10 @@ void readAttr(Attributes& attrs, const std::string& name, const Json& v, const s
     attrs.setInts(name, v.get<std::vector<int64_t>>());
   } else if (v.is_array() && !v.empty() && allOf([](const Json& x) { return x.is_number(); })) {
     attrs.setFloats(name, v.get<std::vector<double>>());
+  } else if (v.is_array() && !v.empty() && allOf([](const Json& x) { return x.is_string(); })) {
+    attrs.setStrings(name, v.get<std::vector<std::string>>());
   } else {
-    throw Error(where + ": attribute '" + name + "' must be a number, a string or a non-empty list of numbers");
+    throw Error(where + ": attribute '" + name + "' must be a number, a string or a non-empty list of numbers or strings");
   }
 }
 

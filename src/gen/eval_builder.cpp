@@ -7,6 +7,21 @@
 
 namespace nnfuzz {
 
+void appendGraphOutputs(const Graph& graph, NodeId node, Rng& rng, std::vector<ValueId>& outputs) {
+  const Node& n = graph.node(node);
+  const OpSpec* spec = findOp(n.op);
+  size_t kept = 0;  // results read by a later node or made outputs
+  std::vector<bool> drop(n.outputs.size(), false);
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const bool unused = graph.value(n.outputs[k]).uses.empty();
+    drop[k] = unused && spec && spec->isOptionalOutput(k) && rng.bernoulli(0.4);
+    kept += !drop[k];
+  }
+  if (kept == 0) drop.back() = false;
+  for (size_t k = 0; k < n.outputs.size(); ++k)
+    if (!drop[k] && graph.value(n.outputs[k]).uses.empty()) outputs.push_back(n.outputs[k]);
+}
+
 bool usableResults(const OpSpec& spec, const std::vector<const Tensor*>& operands, const Attributes& attrs,
                    std::vector<Tensor>& results) {
   for (const Tensor& t : results)

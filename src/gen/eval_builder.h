@@ -24,6 +24,11 @@ inline constexpr double kMaxResultMagnitude = 1e6;
 bool usableResults(const OpSpec& spec, const std::vector<const Tensor*>& operands, const Attributes& attrs,
                    std::vector<Tensor>& results);
 
+/// Appends to `outputs` the results of `node` that become graph outputs: the unused ones,
+/// less some unused optional ones (OpSpec::optionalOutputs) left absent, never all of the
+/// node's results. Draws from rng only for nodes with optional results.
+void appendGraphOutputs(const Graph& graph, NodeId node, Rng& rng, std::vector<ValueId>& outputs);
+
 class EvalBuilder {
  public:
   EvalBuilder(Graph& graph, ValuePool& pool) : graph_(graph), pool_(pool) {}

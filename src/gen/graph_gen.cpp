@@ -223,9 +223,7 @@ class GraphModelMaker {
     Graph& g = out_.graph;
     std::vector<ValueId> outputs;
     for (NodeId id : memberNodes_)
-      if (g.node(id).alive)
-        for (ValueId v : g.node(id).outputs)
-          if (g.value(v).uses.empty()) outputs.push_back(v);
+      if (g.node(id).alive) appendGraphOutputs(g, id, rng_, outputs);
     g.setOutputs(outputs);
     g.removeUnused();
     for (ValueId v : g.inputs()) out_.inputs.push_back(pool_.data(v));

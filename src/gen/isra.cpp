@@ -83,7 +83,7 @@ class IsraGen : public Generator {
       for (size_t r = 0; r < results.size(); ++r) pool.add(g.node(node).outputs[r], std::move(results[r]));
       ++added;
     }
-    finish(out, pool);
+    finish(out, pool, rng);
     return out;
   }
 
@@ -106,12 +106,10 @@ class IsraGen : public Generator {
     return std::nullopt;
   }
 
-  static void finish(GeneratedCase& out, const ValuePool& pool) {
+  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
-    for (NodeId id : g.nodes())
-      for (ValueId v : g.node(id).outputs)
-        if (g.value(v).uses.empty()) outputs.push_back(v);
+    for (NodeId id : g.nodes()) appendGraphOutputs(g, id, rng, outputs);
     g.setOutputs(outputs);
     for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
     for (ValueId v : outputs) {

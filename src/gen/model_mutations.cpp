@@ -54,12 +54,24 @@ std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) { 
   return record;
 }
 
+/// True when every result of `n` but the first is optional, unread and no graph output
+/// (absent in the model): the node is a one-result node as far as the graph goes.
+bool onlyFirstResultUsed(const Graph& g, const Node& n) {
+  const OpSpec* spec = findOp(n.op);
+  const auto& outputs = g.outputs();
+  for (size_t k = 1; k < n.outputs.size(); ++k)
+    if (!spec || !spec->isOptionalOutput(k) || !g.value(n.outputs[k]).uses.empty() ||
+        std::find(outputs.begin(), outputs.end(), n.outputs[k]) != outputs.end())
+      return false;
+  return true;
+}
+
 /// Nodes whose first result has their first operand's type (the seed's "block nodes").
 std::vector<NodeId> typePreserving(const Graph& g) {
   std::vector<NodeId> out;
   for (NodeId id : g.nodes()) {
     const Node& n = g.node(id);
-    if (n.inputs.empty() || n.inputs[0] == kNoValue || n.outputs.size() != 1) continue;
+    if (n.inputs.empty() || n.inputs[0] == kNoValue || !onlyFirstResultUsed(g, n)) continue;
     if (g.value(n.outputs[0]).type == g.value(n.inputs[0]).type) out.push_back(id);
   }
   return out;
@@ -73,7 +85,8 @@ std::optional<json> duplicateNode(Graph& g, Rng& rng) {
   const std::vector<Use> uses = g.value(result).uses;
   std::vector<ValueId> inputs = g.node(id).inputs;
   inputs[0] = result;
-  const std::vector<TensorType> types{g.value(result).type};
+  std::vector<TensorType> types;  // the copy's optional further results stay unread (absent)
+  for (ValueId v : g.node(id).outputs) types.push_back(g.value(v).type);
   NodeId firstUser = kNoNode;
   for (NodeId n : g.nodes())
     if (std::any_of(uses.begin(), uses.end(), [&](const Use& u) { return u.node == n; })) {

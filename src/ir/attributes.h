@@ -15,7 +15,8 @@
 
 namespace nnfuzz {
 
-using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+using AttrValue =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, std::vector<std::string>>;
 
 class Attributes {
  public:
@@ -33,6 +34,7 @@ class Attributes {
     for (double& x : v) x = static_cast<double>(static_cast<float>(x));
     values_[std::string(name)] = std::move(v);
   }
+  void setStrings(std::string_view name, std::vector<std::string> v) { values_[std::string(name)] = std::move(v); }
   /// Stores a value as is (import and the parser; floats must already be float32-exact).
   void set(std::string_view name, AttrValue v) { values_[std::string(name)] = std::move(v); }
   void erase(std::string_view name) {
@@ -50,6 +52,9 @@ class Attributes {
   }
   std::vector<double> getFloats(std::string_view name, std::vector<double> fallback = {}) const {
     return get<std::vector<double>>(name, std::move(fallback));
+  }
+  std::vector<std::string> getStrings(std::string_view name, std::vector<std::string> fallback = {}) const {
+    return get<std::vector<std::string>>(name, std::move(fallback));
   }
   /// True when the attribute is present but of another kind than T.
   template <typename T>
@@ -73,7 +78,8 @@ class Attributes {
   std::map<std::string, AttrValue, std::less<>> values_;
 };
 
-/// An attribute value as the text form writes it: 3, 0.5, "nearest", [1,2], [0.5,1.0].
+/// An attribute value as the text form writes it: 3, 0.5, "nearest", [1,2], [0.5,1.0],
+/// ["Tanh","Relu"] (empty lists: [] for ints, f[] for floats, s[] for strings).
 std::string attrText(const AttrValue& value);
 
 }  // namespace nnfuzz

@@ -39,18 +39,22 @@ std::string formatNumber(double x, DType dtype) {
   return std::to_string(static_cast<int64_t>(x));
 }
 
+void printQuoted(std::string& out, const std::string& s) {
+  out += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
 void printAttr(std::string& out, const AttrValue& value) {
   if (auto* i = std::get_if<int64_t>(&value)) {
     out += std::to_string(*i);
   } else if (auto* f = std::get_if<double>(&value)) {
     out += formatFloat(*f, DType::Float32);
   } else if (auto* s = std::get_if<std::string>(&value)) {
-    out += '"';
-    for (char c : *s) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
+    printQuoted(out, *s);
   } else if (auto* is = std::get_if<std::vector<int64_t>>(&value)) {
     out += '[';
     for (size_t k = 0; k < is->size(); ++k) out += (k ? "," : "") + std::to_string((*is)[k]);
@@ -58,6 +62,13 @@ void printAttr(std::string& out, const AttrValue& value) {
   } else if (auto* fs = std::get_if<std::vector<double>>(&value)) {
     out += fs->empty() ? "f[" : "[";
     for (size_t k = 0; k < fs->size(); ++k) out += (k ? "," : "") + formatFloat((*fs)[k], DType::Float32);
+    out += ']';
+  } else if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
+    out += ss->empty() ? "s[" : "[";
+    for (size_t k = 0; k < ss->size(); ++k) {
+      if (k) out += ',';
+      printQuoted(out, (*ss)[k]);
+    }
     out += ']';
   }
 }
@@ -231,24 +242,42 @@ class Parser {
     if (printed != ids_.size()) fail("values must be numbered %0, %1, ... in order");
     ids_.push_back(id);
   }
+  // The rest of a quoted string whose opening quote was read.
+  std::string quoted() {
+    std::string s;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      if (text_[pos_] == '\\') ++pos_;
+      if (pos_ < text_.size()) s += text_[pos_++];
+    }
+    expect('"');
+    return s;
+  }
   AttrValue attrValue() {
     skipSpace();
-    if (accept('"')) {
-      std::string s;
-      while (pos_ < text_.size() && text_[pos_] != '"') {
-        if (text_[pos_] == '\\') ++pos_;
-        if (pos_ < text_.size()) s += text_[pos_++];
-      }
-      expect('"');
-      return s;
-    }
+    if (accept('"')) return quoted();
     if (peekWord("f[")) {
       pos_ += 2;
       expect(']');
       return std::vector<double>{};
     }
+    if (peekWord("s[")) {
+      pos_ += 2;
+      expect(']');
+      return std::vector<std::string>{};
+    }
     if (accept('[')) {
       if (accept(']')) return std::vector<int64_t>{};
+      skipSpace();
+      if (accept('"')) {
+        std::vector<std::string> ss{quoted()};
+        while (accept(',')) {
+          skipSpace();
+          expect('"');
+          ss.push_back(quoted());
+        }
+        expect(']');
+        return ss;
+      }
       std::vector<std::string> toks;
       do toks.push_back(numberToken()); while (accept(','));
       expect(']');

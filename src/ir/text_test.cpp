@@ -11,9 +11,9 @@ const char* kSample = R"(graph {
   %0 = input f32[1,3,5,5]
   %1 = weight i64[2] [1, -1]
   %2 = weight f32[2] [0.5, -1.25]
-  %3 = Conv(%0, %0) {auto_pad="NOTSET", group=1, pads=[0,1,0,1], scales=[0.5,2.0]} : f32[1,2,3,4]
+  %3 = Conv(%0, %0) {auto_pad="NOTSET", group=1, names=["Tanh","a\\\"b"], pads=[0,1,0,1], scales=[0.5,2.0]} : f32[1,2,3,4]
   %4, %5 = Split(%3) {axis=1, eps=1e-05} : f32[1,1,3,4], f32[1,1,3,4]
-  %6 = Clip(%4, _, %2) {empty=f[], none=[]} : f32[1,1,3,4]
+  %6 = Clip(%4, _, %2) {empty=f[], none=[], strs=s[]} : f32[1,1,3,4]
   return %5, %6
 }
 )";
@@ -30,6 +30,8 @@ TEST(IrText, ParsedAttributesHaveTheirKinds) {
   EXPECT_EQ(split.attrs.getInt("axis", 0), 1);
   EXPECT_FLOAT_EQ(static_cast<float>(split.attrs.getFloat("eps", 0)), 1e-5f);
   EXPECT_TRUE(g.node(2).attrs.hasWrongKind<int64_t>("empty"));
+  EXPECT_EQ(g.node(0).attrs.getStrings("names"), (std::vector<std::string>{"Tanh", "a\\\"b"}));
+  EXPECT_TRUE(g.node(2).attrs.has("strs") && g.node(2).attrs.getStrings("strs", {"x"}).empty());
 }
 
 TEST(IrText, BadTextNamesTheLine) {
@@ -59,7 +61,7 @@ TEST(IrGraph, ReplaceAllUsesAndRemoveUnused) {
   EXPECT_EQ(printGraph(g), R"(graph {
   %0 = input f32[1,3,5,5]
   %1 = weight f32[2] [0.5, -1.25]
-  %2 = Clip(%0, _, %1) {empty=f[], none=[]} : f32[1,1,3,4]
+  %2 = Clip(%0, _, %1) {empty=f[], none=[], strs=s[]} : f32[1,1,3,4]
   return %2
 }
 )");

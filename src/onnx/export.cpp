@@ -5,8 +5,10 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "onnx/tensor_proto.h"
+#include "ops/registry.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -30,6 +32,9 @@ void setAttribute(onnx::AttributeProto& a, const std::string& name, const AttrVa
   } else if (auto* fs = std::get_if<std::vector<double>>(&value)) {
     a.set_type(onnx::AttributeProto::FLOATS);
     for (double x : *fs) a.add_floats(static_cast<float>(x));
+  } else if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
+    a.set_type(onnx::AttributeProto::STRINGS);
+    for (const std::string& x : *ss) a.add_strings(x);
   }
 }
 
@@ -75,6 +80,7 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
     if (graph.value(outputs[k]).kind == ValueKind::Result && !names.count(outputs[k]))
       names[outputs[k]] = "output_" + std::to_string(k);
 
+  const std::unordered_set<ValueId> graphOutputs(outputs.begin(), outputs.end());
   size_t temp = 0, nodeIndex = 0;
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
@@ -84,7 +90,14 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
     size_t used = n.inputs.size();
     while (used > 0 && n.inputs[used - 1] == kNoValue) --used;
     for (size_t k = 0; k < used; ++k) node.add_input(n.inputs[k] == kNoValue ? std::string() : names.at(n.inputs[k]));
-    for (ValueId v : n.outputs) {
+    const OpSpec* spec = findOp(n.op);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const ValueId v = n.outputs[k];
+      // An optional result nobody reads is left absent (an empty name), as ONNX allows.
+      if (spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutputs.count(v)) {
+        node.add_output(std::string());
+        continue;
+      }
       auto [it, fresh] = names.emplace(v, "t" + std::to_string(temp));
       if (fresh) {
         ++temp;
@@ -92,6 +105,7 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
       }
       node.add_output(it->second);
     }
+    while (node.output_size() > 0 && node.output(node.output_size() - 1).empty()) node.mutable_output()->RemoveLast();
     for (const auto& [key, value] : n.attrs) setAttribute(*node.add_attribute(), key, value);
   }
   for (ValueId v : outputs) {

@@ -50,7 +50,7 @@ const char* const kGraphs[] = {
 )",
     R"(graph {
   %0 = input f32[1,2,3,4,5]
-  %1 = Abs(%0) {alpha=0.5, axes=[1,-2], empty=f[], mode="edge", none=[], scales=[0.25,2.0]} : f32[1,2,3,4,5]
+  %1 = Abs(%0) {alpha=0.5, axes=[1,-2], empty=f[], mode="edge", none=[], scales=[0.25,2.0], z=["Tanh","Relu"]} : f32[1,2,3,4,5]
   %2 = Cos(%1) : f32[1,2,3,4,5]
   return %2
 }
@@ -98,7 +98,7 @@ TEST(ExportImport, ModelLayout) {
 TEST(ExportImport, AttributesMapOneToOne) {
   const onnx::ModelProto m = exportModel(parseGraph(kGraphs[3]));
   const auto& attrs = m.graph().node(0).attribute();
-  ASSERT_EQ(attrs.size(), 6);
+  ASSERT_EQ(attrs.size(), 7);
   EXPECT_EQ(attrs[0].name(), "alpha");
   EXPECT_EQ(attrs[0].type(), onnx::AttributeProto::FLOAT);
   EXPECT_EQ(attrs[0].f(), 0.5f);
@@ -108,6 +108,9 @@ TEST(ExportImport, AttributesMapOneToOne) {
   EXPECT_EQ(attrs[3].s(), "edge");
   EXPECT_EQ(attrs[4].type(), onnx::AttributeProto::INTS);
   EXPECT_EQ(attrs[5].type(), onnx::AttributeProto::FLOATS);
+  EXPECT_EQ(attrs[6].type(), onnx::AttributeProto::STRINGS);
+  ASSERT_EQ(attrs[6].strings_size(), 2);
+  EXPECT_EQ(attrs[6].strings(1), "Relu");
 }
 
 TEST(ExportImport, ImportAcceptsInitializersListedAsInputsAndConstants) {
@@ -217,6 +220,28 @@ TEST(Checker, AcceptsExportedModels) {
     const Graph back = importModel(m);
     EXPECT_EQ(checkModel(m, &back), std::nullopt);
   }
+}
+
+TEST(ExportImport, UnreadOptionalResultsAreLeftAbsent) {
+  // LSTM's Y and Y_c are optional: unread and no graph output, they export as empty
+  // names (a trailing one dropped); Y_h stays. The checker accepts it and import reads it back.
+  const Graph g = parseGraph(R"(graph {
+  %0 = input f32[2,1,3]
+  %1 = input f32[1,8,3]
+  %2 = input f32[1,8,2]
+  %3, %4, %5 = LSTM(%0, %1, %2) {hidden_size=2} : f32[2,1,1,2], f32[1,1,2], f32[1,1,2]
+  return %4
+}
+)");
+  const onnx::ModelProto m = exportModel(g);
+  const auto& node = m.graph().node(0);
+  ASSERT_EQ(node.output_size(), 2);
+  EXPECT_EQ(node.output(0), "");
+  EXPECT_EQ(node.output(1), "output_0");
+  EXPECT_EQ(checkModel(m, &g), std::nullopt);
+  const Graph back = importModel(m);
+  EXPECT_EQ(back.outputs().size(), 1u);
+  EXPECT_EQ(back.value(back.outputs()[0]).type, (TensorType{DType::Float32, {1, 1, 2}}));
 }
 
 TEST(Checker, RejectsWrongDeclaredOutputType) {

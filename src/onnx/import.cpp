@@ -55,6 +55,7 @@ AttrValue attrValue(const onnx::AttributeProto& a, const std::string& where) {
       for (float f : a.floats()) v.push_back(static_cast<double>(f));
       return v;
     }
+    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
     case onnx::AttributeProto::GRAPH:
     case onnx::AttributeProto::GRAPHS:
       throw Error(where + " has a subgraph attribute '" + a.name() + "', which is not supported");

@@ -301,6 +301,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"Equal", {19}},
       {"EyeLike", {22}},
       {"Flatten", {21, 23, 24, 25}},
+      {"GRU", {22}},
       {"GlobalAveragePool", {22}},
       {"GlobalMaxPool", {22}},
       {"HardSigmoid", {22}},
@@ -309,14 +310,18 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"InstanceNormalization", {22}},
       {"IsInf", {20}},
       {"IsNaN", {20}},
+      {"LSTM", {22}},
       {"LpNormalization", {22}},
       {"LpPool", {18, 22}},  // 18 adds ceil_mode and dilations (which our inference rejects)
       {"MaxPool", {22}},
+      {"MaxRoiPool", {22}},
       {"MaxUnpool", {22}},
       {"NegativeLogLikelihoodLoss", {22}},  // 22 adds bfloat16
       {"QLinearMatMul", {21}},  // 21 adds float16/bfloat16 scales
       {"QuantizeLinear", {19, 21, 23, 24, 25}},  // later: saturate, block_size, output_dtype, new types (all rejected)
+      {"RNN", {22}},
       {"Reshape", {19, 21, 23, 24, 25}},
+      {"RoiAlign", {22}},
       {"Round", {22}},
       {"ScatterElements", {18}},  // 18 adds reductions max and min (which our inference rejects)
       {"ScatterND", {18}},  // as ScatterElements

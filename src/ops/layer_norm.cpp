@@ -3,10 +3,12 @@
 //
 // LayerNormalization normalises over the trailing axes from `axis` (default -1), adds
 // epsilon (default 1e-5) to the variance, then applies Scale and the optional B, both
-// unidirectionally broadcastable to the normalised shape; only the first output (Y) is
-// modelled. MeanVarianceNormalization normalises over `axes` (default [0, 2, 3]) with no
+// unidirectionally broadcastable to the normalised shape. The optional results Mean and
+// InvStdDev (1 / sqrt(variance + epsilon)) are float32 (stash_type 1, the only one) with
+// X's leading dims and 1s from `axis` on. MeanVarianceNormalization normalises over `axes` (default [0, 2, 3]) with no
 // epsilon in the schema; float32 only, because ONNX's function body of MVN-13 adds a
-// float32 constant and so fails type inference on float64. Both amplify float32 rounding when a group's variance is tiny
+// float32 constant and so fails type inference on float64; axes always written, because
+// that body fails inference on the default too. Both amplify float32 rounding when a group's variance is tiny
 // next to its mean, so such data is unstable (for MVN an exactly constant group too:
 // engines divide x - mean, a float32 rounding error, by a near-zero deviation).
 #include <cmath>
@@ -113,7 +115,9 @@ InferResult inferLayerNorm(const InferArgs& a) {
     if (!elemutil::unidirectional(a.inputs[k]->shape, normalized))
       return InferResult::fail("Scale and B must broadcast to the normalised shape");
   }
-  return {{x}, {}};
+  Shape stats = x.shape;
+  for (size_t i = static_cast<size_t>(*ax); i < stats.size(); ++i) stats[i] = 1;
+  return {{x, TensorType{DType::Float32, stats}, TensorType{DType::Float32, stats}}, {}};
 }
 
 void layerNormKernel(KernelArgs& a) {
@@ -137,6 +141,11 @@ void layerNormKernel(KernelArgs& a) {
     }
     const size_t g = s.group[i];
     a.outputs[0].data[i] = (x.data[i] - s.mean[g]) / std::sqrt(s.var[g] + eps) * param(1, index, 1.0) + param(2, index, 0.0);
+  }
+  // Groups are the leading (kept) dims in row-major order: group g is Mean/InvStdDev entry g.
+  for (size_t g = 0; g < s.mean.size() && a.outputs.size() > 2; ++g) {
+    a.outputs[1].data[g] = s.mean[g];
+    a.outputs[2].data[g] = 1.0 / std::sqrt(s.var[g] + eps);
   }
 }
 
@@ -165,6 +174,9 @@ void sampleMvn(OpDraft& d) {
 InferResult inferMvn(const InferArgs& a) {
   if (std::string err = unknownAttr(a.attrs, {"axes"}); !err.empty()) return InferResult::fail(err);
   if (a.attrs.hasWrongKind<std::vector<int64_t>>("axes")) return InferResult::fail("axes must be a list of ints");
+  // ONNX's function body of MVN-13 fails shape inference (so the official checker) when
+  // axes is left to its default, so nnfuzz never writes that form (the blind generators too).
+  if (!a.attrs.has("axes")) return InferResult::fail("axes left to its default fails ONNX's own shape inference of MVN-13");
   std::vector<int> axes;
   std::string err;
   if (!normalizeAxes(mvnAxes(a.attrs), a.inputs[0]->rank(), axes, err)) return InferResult::fail(err);
@@ -197,6 +209,7 @@ const OpSpec& opLayerNormalization() {
     t.maxInputs = 3;
     t.dtypes = kFloatTypes;
     t.minRank = 1;
+    t.optionalOutputs = 0b110;
     t.attrs = {intDomain("axis", -5, 4), floatDomain("epsilon", 1e-6, 1e-2), intDomain("stash_type", 1, 1)};
     t.sampleAttrs = sampleLayerNorm;
     t.nextInput = layerNormParam;

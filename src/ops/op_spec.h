@@ -117,7 +117,7 @@ struct KernelArgs {
   std::span<Tensor> outputs;
 };
 
-enum class AttrKind : uint8_t { Int, Float, String, Ints, Floats };
+enum class AttrKind : uint8_t { Int, Float, String, Ints, Floats, Strings };
 
 /// Syntactic domain of one attribute: what a blind generator may write.
 struct AttrSpec {
@@ -125,7 +125,7 @@ struct AttrSpec {
   AttrKind kind;
   double lo = 0, hi = 0;                  ///< value (or element) range for numbers
   int minLen = 0, maxLen = 0;             ///< list length range
-  std::vector<std::string_view> choices;  ///< for strings
+  std::vector<std::string_view> choices;  ///< for strings (and each element of a string list)
 };
 
 struct OpSpec {
@@ -136,6 +136,9 @@ struct OpSpec {
   std::vector<DType> dtypes;         ///< dtypes of the first input
   int minRank = 0, maxRank = 5;      ///< rank of the first input
   uint32_t constantInputs = 0;  ///< bit i: operand i must be a weight (shape-like argument)
+  /// Bit i: result i is optional in the schema. An unused optional result that is no graph
+  /// output is exported as an empty name (absent), and generators may leave it so.
+  uint32_t optionalOutputs = 0;
   /// The operand whose dtype is the schema's main type parameter T (what backends register
   /// kernels by); configs that avoid (op, dtype) pairs look at this operand.
   int typeOperand = 0;
@@ -162,6 +165,7 @@ struct OpSpec {
   bool (*unstable)(const KernelArgs&) = nullptr;
 
   bool isConstantInput(int i) const { return (constantInputs >> i) & 1u; }
+  bool isOptionalOutput(size_t i) const { return i < 32 && ((optionalOutputs >> i) & 1u); }
 };
 
 }  // namespace nnfuzz

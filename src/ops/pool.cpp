@@ -4,9 +4,13 @@
 // and storage_order, AveragePool's count_include_pad, LpPool's p (default 2; padding adds
 // nothing to the sum of |x|^p).
 //
-// Only MaxPool's first output (Y) is produced: its Indices output depends on how ties
-// are broken and is left out. Explicit pads must be smaller than the kernel (ONNX
-// Runtime enforces it, and a window made of padding only has no max or average).
+// MaxPool's optional Indices result (float inputs only) holds the flat position of each
+// window's max in X, N and C included, row-major within a plane (storage_order 1: column-
+// major); ties go to the first in row-major window order, as ONNX Runtime and the ONNX
+// reference break them, and a float near-tie in any window is unstable (rounding upstream
+// could move the max). Integer MaxPool keeps Y only: its exact ties are common and ONNX
+// says nothing about them. Explicit pads must be smaller than the kernel (ONNX Runtime
+// enforces it, and a window made of padding only has no max or average).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -72,7 +76,23 @@ InferResult inferPool(const InferArgs& a) {
   if (!poolWindow(a.attrs, x.shape, Kind, w, err)) return InferResult::fail(err);
   Shape out{x.shape[0], x.shape[1]};
   out.insert(out.end(), w.out.begin(), w.out.end());
+  if (Kind == Pool::Max && isFloat(x.dtype)) return {{TensorType{x.dtype, out}, TensorType{DType::Int64, out}}, {}};
   return {{TensorType{x.dtype, out}}, {}};
+}
+
+// A plane offset written column-major (storage_order 1): the first spatial axis fastest.
+int64_t columnMajor(int64_t rowMajor, const Shape& dims) {
+  std::vector<int64_t> coord(dims.size());
+  for (size_t i = dims.size(); i-- > 0;) {
+    coord[i] = rowMajor % dims[i];
+    rowMajor /= dims[i];
+  }
+  int64_t out = 0, stride = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out += coord[i] * stride;
+    stride *= dims[i];
+  }
+  return out;
 }
 
 template <Pool Kind>
@@ -140,7 +160,7 @@ void samplePoolAttrs(OpDraft& d) {
     writeInts(d.attrs, "pads", pads, 0, rng);
   }
   if (Kind != Pool::Lp && (w.ceilMode || rng.bernoulli(0.3))) d.attrs.setInt("ceil_mode", w.ceilMode ? 1 : 0);
-  if (Max && rng.bernoulli(0.2)) d.attrs.setInt("storage_order", 0);
+  if (Max && rng.bernoulli(0.3)) d.attrs.setInt("storage_order", rng.uniformInt(0, 1));
   if (Kind == Pool::Average && rng.bernoulli(0.7)) d.attrs.setInt("count_include_pad", rng.uniformInt(0, 1));
   if (Kind == Pool::Lp && rng.bernoulli(0.7)) d.attrs.setInt("p", rng.uniformInt(1, 3));
 }
@@ -154,6 +174,7 @@ void poolKernel(KernelArgs& a) {
   std::string err;
   poolWindow(a.attrs, x.type.shape, Kind, w, err);
   const bool includePad = a.attrs.getInt("count_include_pad", 0) == 1;
+  const bool columnOrder = a.attrs.getInt("storage_order", 0) == 1;
   const auto lpOrder = static_cast<double>(a.attrs.getInt("p", 2));
   const int64_t planes = x.type.shape[0] * x.type.shape[1];
   const int64_t inSize = product(w.in), outSize = product(w.out);
@@ -174,16 +195,53 @@ void poolKernel(KernelArgs& a) {
     for (int64_t p = 0; p < planes; ++p) {
       const double* plane = x.data.data() + p * inSize;
       double acc = Max ? lowest : 0.0;
+      int64_t at = taps.empty() ? 0 : taps.front().second;  // the first max, for Indices
       for (const auto& tap : taps) {
         const double v = plane[tap.second];
+        if (Max && v > acc) at = tap.second;
         acc = Max ? std::max(acc, v) : acc + (Kind == Pool::Lp ? std::pow(std::abs(v), lpOrder) : v);
       }
+      if (Max && a.outputs.size() > 1)
+        a.outputs[1].data[static_cast<size_t>(p * outSize + of)] =
+            static_cast<double>(p * inSize + (columnOrder ? columnMajor(at, w.in) : at));
       if (Kind == Pool::Average) acc /= includePad ? padded : static_cast<double>(taps.size());
       if (Kind == Pool::Lp) acc = std::pow(acc, 1.0 / lpOrder);
       y.data[static_cast<size_t>(p * outSize + of)] = acc;
     }
     ++of;
   } while (nextIndex(o, w.out));
+}
+
+// A float window whose two largest values are within the margin: Indices could point at
+// either.
+bool maxPoolUnstable(const KernelArgs& a) {
+  const Tensor& x = *a.inputs[0];
+  if (!isFloat(x.type.dtype)) return false;
+  Window w;
+  std::string err;
+  poolWindow(a.attrs, x.type.shape, Pool::Max, w, err);
+  const int64_t planes = x.type.shape[0] * x.type.shape[1], inSize = product(w.in);
+  std::vector<int64_t> o(w.rank(), 0), scratch;
+  std::vector<std::pair<int64_t, int64_t>> taps;
+  if (a.outputs[0].numel() == 0) return false;
+  do {
+    windowTaps(w, o, scratch, taps);
+    for (int64_t p = 0; p < planes; ++p) {
+      const double* plane = x.data.data() + p * inSize;
+      double best = -std::numeric_limits<double>::infinity(), second = best;
+      for (const auto& tap : taps) {
+        const double v = plane[tap.second];
+        if (v > best) {
+          second = best;
+          best = v;
+        } else if (v > second) {
+          second = v;
+        }
+      }
+      if (best - second < kStabilityMargin * std::max(1.0, std::abs(best))) return true;
+    }
+  } while (nextIndex(o, w.out));
+  return false;
 }
 
 template <Pool Kind>
@@ -212,8 +270,12 @@ OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes) {
 }  // namespace
 
 const OpSpec& opMaxPool() {
-  static const OpSpec s =
-      poolSpec<Pool::Max>("MaxPool", 12, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8});
+  static const OpSpec s = [] {
+    OpSpec t = poolSpec<Pool::Max>("MaxPool", 12, {DType::Float32, DType::Float64, DType::Int8, DType::UInt8});
+    t.optionalOutputs = 0b10;
+    t.unstable = maxPoolUnstable;
+    return t;
+  }();
   return s;
 }
 

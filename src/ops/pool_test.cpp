@@ -1,6 +1,7 @@
 // pool_test.cpp - MaxPool, AveragePool, LpPool, MaxUnpool and the global pools: ceil_mode
 // and its last-window rule, dilations, padding that never wins a max, count_include_pad with
-// windows running past the padding, the validity checks, and sampler reach.
+// windows running past the padding, the validity checks, sampler reach, and MaxPool's
+// Indices (storage order, plane offsets, near ties).
 #include <cmath>
 #include <set>
 
@@ -218,6 +219,38 @@ TEST(MaxUnpool, ScattersIntoTheDefaultShapeAndPadsToOutputShape) {
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
   });
+}
+
+TEST(MaxPool, IndicesRowOrColumnMajorWithPlaneOffsets) {
+  auto kernel = [](std::vector<int64_t> k, int64_t order) {
+    return A([=](Attributes& a) {
+      a.setInts("kernel_shape", k);
+      a.setInt("storage_order", order);
+    });
+  };
+  const Tensor x = F({1, 1, 2, 2}, {1, 4, 3, 2});
+  for (int64_t order : {0, 1}) {
+    const InferResult r = inferOp("MaxPool", {&x}, kernel({2, 2}, order));
+    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_EQ(r.types.size(), 2u);
+    EXPECT_EQ(r.types[1], (TensorType{DType::Int64, {1, 1, 1, 1}}));
+    const auto outs = evaluate(*findOp("MaxPool"), {&x}, kernel({2, 2}, order), r.types);
+    expectValues(outs[0], {1, 1, 1, 1}, {4});
+    expectValues(outs[1], {1, 1, 1, 1}, {order == 0 ? 1.0 : 2.0});  // (h 0, w 1): 0 * 2 + 1, or 0 + 1 * 2
+  }
+  // Indices count N and C: the second plane starts at 2.
+  const Tensor planes = F({1, 2, 1, 2}, {5, 1, 0, 7});
+  const InferResult r = inferOp("MaxPool", {&planes}, kernel({1, 2}, 0));
+  ASSERT_TRUE(r.ok()) << r.error;
+  const auto outs = evaluate(*findOp("MaxPool"), {&planes}, kernel({1, 2}, 0), r.types);
+  expectValues(outs[1], {1, 2, 1, 1}, {0, 3});
+  // Near ties are unstable for floats; integer MaxPool has no Indices.
+  const Tensor tie = F({1, 1, 1, 2}, {2, 2.0001});
+  EXPECT_TRUE(unstable("MaxPool", {&tie}, kernel({1, 2}, 0)));
+  EXPECT_FALSE(unstable("MaxPool", {&planes}, kernel({1, 2}, 0)));
+  const Tensor ints = T(DType::Int8, {1, 1, 1, 2}, {3, 3});
+  EXPECT_EQ(inferOp("MaxPool", {&ints}, kernel({1, 2}, 0)).types.size(), 1u);
+  EXPECT_FALSE(unstable("MaxPool", {&ints}, kernel({1, 2}, 0)));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // trig_test.cpp - the trigonometric/hyperbolic family (values against <cmath>, domains
 // that keep results finite and well conditioned), Shrink (both branches, the dead zone,
-// instability at ±lambd), IsInf/IsNaN and Dropout in inference.
+// instability at ±lambd), IsInf/IsNaN and Dropout in inference (and training with ratio 0).
 #include <cmath>
 #include <limits>
 
@@ -83,23 +83,37 @@ TEST(FloatClass, IsInfAndIsNaN) {
   EXPECT_FALSE(inferOp("IsInf", {&x}, A([](Attributes& t) { t.setInt("detect_negative", 2); })).ok());
 }
 
-TEST(Dropout, InferenceIsIdentity) {
+TEST(Dropout, InferenceIsIdentityWithAnAllTrueMask) {
   const Tensor x = F({2, 2}, {1, -2, 3, -4});
-  const Tensor ratio = T(DType::Float32, {}, {0.5});
+  const Tensor ratio = T(DType::Float32, {}, {0.5}), zero = T(DType::Float32, {}, {0});
   const Tensor off = T(DType::Bool, {}, {0});
   const Tensor on = T(DType::Bool, {}, {1});
   expectValues(run("Dropout", {&x, &ratio, &off}), {2, 2}, {1, -2, 3, -4});
   expectValues(run("Dropout", {&x, nullptr, &off}), {2, 2}, {1, -2, 3, -4});
   EXPECT_FALSE(inferOp("Dropout", {&x, &ratio, &on}).ok());  // training mode draws a random mask
+  EXPECT_FALSE(inferOp("Dropout", {&x, nullptr, &on}).ok());  // (the default ratio is 0.5)
+  // Training with a ratio of 0 drops nothing: deterministic.
+  const InferResult r = inferOp("Dropout", {&x, &zero, &on});
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.types.size(), 2u);
+  EXPECT_EQ(r.types[1], (TensorType{DType::Bool, {2, 2}}));
+  const auto outs = evaluate(*findOp("Dropout"), {&x, &zero, &on}, {}, r.types);
+  expectValues(outs[0], {2, 2}, {1, -2, 3, -4});
+  expectValues(outs[1], {2, 2}, {1, 1, 1, 1});
   const Tensor bad = T(DType::Float32, {}, {1.0});
   EXPECT_FALSE(inferOp("Dropout", {&x, &bad}).ok());
-  sample("Dropout", 40, [](const Instantiation& inst) {
-    ASSERT_EQ(inst.outputTypes.size(), 1u);
+  int training = 0;
+  sample("Dropout", 200, [&](const Instantiation& inst) {
+    ASSERT_EQ(inst.outputTypes.size(), 2u);
     if (inst.operands.size() > 2 && !inst.operands[2].omitted) {
       ASSERT_TRUE(inst.operands[2].constant.has_value());
-      EXPECT_EQ(inst.operands[2].constant->data[0], 0.0);
+      if (inst.operands[2].constant->data[0] == 0) return;
+      ++training;
+      ASSERT_TRUE(!inst.operands[1].omitted && inst.operands[1].constant.has_value());
+      EXPECT_EQ(inst.operands[1].constant->data[0], 0.0);
     }
   });
+  EXPECT_GT(training, 0);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 #include "search/model_facts.h"
 
 #include <algorithm>
+#include <unordered_set>
+
+#include "ops/registry.h"
 
 namespace nnfuzz::search {
 
@@ -76,7 +79,7 @@ uint64_t listDigest(const std::vector<uint64_t>& digests) {
 namespace {
 
 // ONNX AttributeProto type codes, so GraphIR digests equal the exported protos' digests.
-constexpr int kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7;
+constexpr int kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7, kStrings = 8;
 
 uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
   if (auto* i = std::get_if<int64_t>(&value)) {
@@ -100,6 +103,12 @@ uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
     for (int64_t x : *is) d.hasher().addInt(x);
     return d.digest();
   }
+  if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
+    detail::AttrDigest d(name, kStrings);
+    d.hasher().add(ss->size());
+    for (const std::string& x : *ss) d.hasher().addString(x);
+    return d.digest();
+  }
   const auto& fs = std::get<std::vector<double>>(value);
   detail::AttrDigest d(name, kFloats);
   d.hasher().add(fs.size());
@@ -120,6 +129,7 @@ void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& o
     out.values[v].israShape = out.values[v].shape;
   }
   std::vector<uint64_t> digests;
+  const std::unordered_set<ValueId> graphOutputs(graph.outputs().begin(), graph.outputs().end());
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
     ModelFacts::Node node;
@@ -132,9 +142,17 @@ void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& o
     node.operandEnd = static_cast<uint32_t>(out.operands.size());
     node.resultBegin = static_cast<uint32_t>(out.results.size());
     const auto index = static_cast<int32_t>(out.nodes.size());
-    for (ValueId v : n.outputs) {
-      out.results.push_back(v);
-      out.values[v].producer = index;
+    // Export leaves an unread optional result absent and drops trailing absent ones; so do we.
+    const OpSpec* spec = findOp(n.op);
+    auto absent = [&](size_t k) {
+      const ValueId v = n.outputs[k];
+      return spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutputs.count(v);
+    };
+    size_t results = n.outputs.size();
+    while (results > 0 && absent(results - 1)) --results;
+    for (size_t k = 0; k < results; ++k) {
+      out.results.push_back(n.outputs[k]);
+      out.values[n.outputs[k]].producer = index;
     }
     node.resultEnd = static_cast<uint32_t>(out.results.size());
     node.hasAttrs = !n.attrs.empty();

@@ -107,6 +107,10 @@ constexpr OpNote kNotes[] = {
     {"Flatten", "Reshapes to 2-D: dims before `axis` (default 1) multiply into the first, the rest into the second; "
                 "`axis`=0 gives 1 x total."},
     {"Floor", UNARY "The largest integer value not above x."},
+    {"GRU", "One-layer gated recurrent unit over X (seq x batch x input; `layout`=1: batch first). W, R hold the "
+            "z, r, h gate blocks per direction; optional B (W and R biases), sequence_lens (int32; outputs past a "
+            "length are 0), initial_h. `activations` default Sigmoid, Tanh per direction; `linear_before_reset`=1 "
+            "applies the reset gate after the recurrent product. Outputs Y, Y_h, both optional."},
     {"Gather", "Picks entries of `data` along `axis` (default 0) at `indices`; negative indices count from the end. "
                "The result shape is data.shape[:axis] + indices.shape + data.shape[axis+1:]."},
     {"GatherElements", "out[i][j][k] = data[...] with the index along `axis` (default 0) replaced by indices[i][j][k]; "
@@ -120,6 +124,10 @@ constexpr OpNote kNotes[] = {
     {"GlobalMaxPool", "Maximum over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
     {"Greater", COMPARE},
     {"GreaterOrEqual", COMPARE},
+    {"GridSample", "Samples X (N x C x H x W) at the normalised (x, y) points of grid (N x H_out x W_out x 2). "
+                   "`mode` bilinear (default) / nearest / bicubic; `padding_mode` zeros (default) / border / "
+                   "reflection for points outside; `align_corners` (default 0) maps -1 and 1 to the corner pixels' "
+                   "centres instead of their outer edges."},
     {"HammingWindow", "A 1-D window of `size` (a scalar input) samples, 25/46 - 21/46 cos(2 pi n / N); N is size when "
                       "`periodic`=1 (default), size - 1 otherwise; `output_datatype` (default float) names the result "
                       "type."},
@@ -136,6 +144,10 @@ constexpr OpNote kNotes[] = {
     {"LRN", "Across channels: x / (bias + alpha / size * sum of squares over the `size` neighbouring channels) ^ "
             "beta; the window spans floor((size-1)/2) channels before and ceil((size-1)/2) after. Defaults: "
             "alpha 1e-4, beta 0.75, bias 1.0."},
+    {"LSTM", "One-layer LSTM over X (seq x batch x input; `layout`=1: batch first). W, R hold the i, o, f, c gate "
+             "blocks per direction; optional B, sequence_lens (int32), initial_h, initial_c and P (peepholes i, o, "
+             "f). `activations` default Sigmoid, Tanh, Tanh per direction; `clip` bounds activation inputs; "
+             "`input_forget`=1 couples the forget gate to 1 - input gate. Outputs Y, Y_h, Y_c, all optional."},
     {"LayerNormalization", "Normalizes over the axes from `axis` (default -1) to the end: (x - mean) / sqrt(var + "
                            "epsilon) * Scale + B, `epsilon` default 1e-5; the variance is biased. Optional Mean and "
                            "InvStdDev outputs."},
@@ -153,6 +165,8 @@ constexpr OpNote kNotes[] = {
                       "tensor, b_zero_point per column or tensor); returns int32."},
     {"Max", "Elementwise maximum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
     {"MaxPool", POOL "`dilations` default 1. `storage_order` only affects the optional Indices output."},
+    {"MaxRoiPool", "Max over the bins (`pooled_shape`) of regions rois (num_rois x 5: batch index, x1, y1, x2, y2) "
+                   "scaled by `spatial_scale` (default 1) and rounded to pixels; an empty bin gives 0."},
     {"MaxUnpool", "Scatters X into a zero tensor at the flat positions in I (MaxPool's Indices); the output size "
                   "follows kernel_shape, strides and pads, or the optional output_shape input."},
     {"Mean", "Elementwise mean of any number of inputs with numpy broadcasting."},
@@ -194,6 +208,9 @@ constexpr OpNote kNotes[] = {
     {"QuantizeLinear", "y = saturate(round(x / y_scale) + y_zero_point), rounding half to even; per tensor, or per "
                        "slice along `axis` (default 1) for 1-D scales. The zero point's dtype (default uint8) is the "
                        "output's."},
+    {"RNN", "One-layer simple RNN over X (seq x batch x input; `layout`=1: batch first): H = f(X W^T + H R^T + "
+            "Wb + Rb), `activations` default Tanh per direction; `direction` forward (default) / reverse / "
+            "bidirectional; optional B, sequence_lens (int32), initial_h. Outputs Y, Y_h, both optional."},
     {"Range", "start, start + delta, ... up to but excluding limit (scalar inputs); the length is max(ceil((limit - "
               "start) / delta), 0)."},
     {"Reciprocal", UNARY "1 / x; 1 / 0 is inf."},
@@ -216,6 +233,10 @@ constexpr OpNote kNotes[] = {
                "`exclude_outside` and `extrapolation_value` (tf_crop_and_resize only)."},
     {"ReverseSequence", "Reverses the first sequence_lens[i] elements of each batch entry along `time_axis` (default "
                         "0); `batch_axis` defaults to 1. Elements past the length stay in place."},
+    {"RoiAlign", "Average (`mode` avg, default) or max of bilinear samples over each output bin "
+                 "(`output_height` x `output_width`, default 1) of the regions rois (x1, y1, x2, y2) of images "
+                 "batch_indices; `sampling_ratio` samples per bin side (0: adaptive); "
+                 "`coordinate_transformation_mode` half_pixel (default) shifts by half a pixel."},
     {"Round", UNARY "To the nearest integer, halves to even (2.5 -> 2, -0.5 -> -0)."},
     {"STFT", "Short-time Fourier transform of a [batch, length, 1 or 2] signal: frames of frame_length "
              "samples (an input, or the window's length) every frame_step samples, each multiplied by the "
@@ -256,6 +277,11 @@ constexpr OpNote kNotes[] = {
     {"Sum", "Elementwise sum of any number of inputs with numpy broadcasting."},
     {"Tan", UNARY "Tangent of x in radians."},
     {"Tanh", UNARY "Hyperbolic tangent."},
+    {"TfIdfVectorizer", "Counts, per row of integer (or string) tokens, the n-grams of the pool (pool_int64s split by "
+                        "ngram_counts into 1-grams, 2-grams, ...) of sizes [min_gram_length, max_gram_length], "
+                        "allowing up to max_skip_count skipped tokens between items; n-gram k goes to column "
+                        "ngram_indexes[k]. `mode` TF (counts), IDF (weight where the count is non-zero), TFIDF "
+                        "(count * weight); float32 output."},
     {"ThresholdedRelu", UNARY "x for x > alpha, else 0; `alpha` defaults to 1.0."},
     {"Tile", "Repeats the input `repeats[i]` times along axis i (`repeats` is an int64 input, one per axis)."},
     {"TopK", "The K (an int64 input) largest (`largest`=1, default) or smallest values along `axis` (default -1) and "

@@ -80,7 +80,11 @@ def test_run_prints_a_verdict_per_backend_mode(nnfuzz, tmp_path):
 
 
 def test_run_reports_a_wrong_answer(nnfuzz, tmp_path):
-    nnfuzz("gen", "-n", 1, "--seed", 4, "--min-ops", 3, "--max-ops", 8, "-o", tmp_path / "cases")
+    # Float operators onnx's ReferenceEvaluator (the buggy worker's engine) runs: it fails on
+    # some valid forms (TfIdfVectorizer's IDF without weights), which would be no wrong answer.
+    config = tmp_path / "float_ops.json"
+    config.write_text(json.dumps({"ops": {"Add": 1, "Mul": 1, "Relu": 1, "Sigmoid": 1, "Conv": 1}}))
+    nnfuzz("gen", "--config", config, "-n", 1, "--seed", 4, "--min-ops", 3, "--max-ops", 8, "-o", tmp_path / "cases")
     r = nnfuzz("run", tmp_path / "cases" / "000000", "--backends-file", buggy_backends(tmp_path), "--backends", "buggy",
                check=False)
     assert r.returncode == 1
