@@ -5,8 +5,9 @@
 #   for `nnfuzz report`: Chart.js (inlined into each report), Graphviz (model drawings) and
 #   Chromium (the headless-browser test of the report).
 #   Python (a virtualenv in .venv): onnx 1.22, numpy, pytest and the systems under test
-#   (onnxruntime, openvino, apache-tvm) - used by the validation scripts, the tests and the
-#   backend workers (workers/*.py), never linked into the nnfuzz binary.
+#   (onnxruntime, openvino, apache-tvm, opencv-python-headless, MNN, onnxoptimizer, onnxsim;
+#   the last four add ~230 MB installed) - used by the validation scripts, the
+#   tests and the backend workers (workers/*.py), never linked into the nnfuzz binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,8 @@ fi
 
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/python -m pip install -q --disable-pip-version-check "onnx==1.22.*" numpy pytest \
-  onnxruntime==1.31.1 openvino==2026.4.1 apache-tvm==0.27.0.post1
+  onnxruntime==1.31.1 openvino==2026.4.1 apache-tvm==0.27.0.post1 \
+  opencv-python-headless==5.0.0.93 MNN==3.6.1 onnxoptimizer==0.4.2 onnxsim==0.8.1
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
