@@ -312,6 +312,15 @@ def run_child(mode):
     error, crash, timeout, oom, plus 'phase', 'outputs', 'message', 'signal' as they apply."""
     out_dir = tempfile.mkdtemp(prefix="nnfuzz-repro-")
     env = dict(os.environ)
+    # The heap as nnfuzz's workers see it: freed and fresh memory filled with a pattern and
+    # glibc's checks on, so a read of uninitialised memory or a corrupted heap shows here too.
+    env.setdefault("MALLOC_CHECK_", "3")
+    env.setdefault("MALLOC_PERTURB_", "165")
+    for lib_dir in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/lib"):
+        lib = os.path.join(lib_dir, "libc_malloc_debug.so.0")
+        if os.path.exists(lib):
+            env["LD_PRELOAD"] = lib + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+            break
     env.update({k: str(v) for k, v in BUG.get("env", {}).items()})
     try:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode, out_dir], env=env,
