@@ -32,6 +32,9 @@ const char* const kOnnxOptimizer =
 const char* const kOnnxSim =
 #include "repro_onnxsim.inc"
     ;
+const char* const kPyTorch =
+#include "repro_pytorch.inc"
+    ;
 const char* const kGeneric =
 #include "repro_generic.inc"
     ;
@@ -44,6 +47,7 @@ std::string backendTemplate(const std::string& backend) {
   if (backend == "tvm") return kTvm;
   if (backend == "opencv") return kOpenCv;
   if (backend == "mnn") return kMnn;
+  if (backend == "pytorch") return kPyTorch;
   if (backend == "onnxoptimizer") return std::string(kOrtNoopt) + "\n\n" + kOnnxOptimizer;
   if (backend == "onnxsim") return std::string(kOrtNoopt) + "\n\n" + kOnnxSim;
   return "";
@@ -57,10 +61,12 @@ std::string pipPackageOf(const std::string& backend) {
   if (backend == "tvm") return "apache-tvm";
   if (backend == "opencv") return "opencv-python-headless";
   if (backend == "mnn") return "MNN";
+  if (backend == "pytorch") return "torch";
   return backend;
 }
 
 std::string reproExtraPackages(const std::string& backend) {
+  if (backend == "pytorch") return "onnx2torch ";
   return backend == "onnxoptimizer" || backend == "onnxsim" ? "onnxruntime " : "";
 }
 

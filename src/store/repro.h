@@ -5,7 +5,8 @@
 // oracle did (same policy and thresholds, same message normalisation) and exits 1 while the
 // bug is present, 0 once it is gone, 2 when something else happens. It is assembled from the
 // templates in src/store/repro/ (compiled in): a BUG header with the recorded facts, the common
-// part, and the backend's part (onnxruntime, openvino, tvm, opencv, mnn, onnxoptimizer, onnxsim;
+// part, and the backend's part (onnxruntime, openvino, tvm, opencv, mnn, onnxoptimizer, onnxsim,
+// pytorch;
 // generic for any other backend).
 #pragma once
 
