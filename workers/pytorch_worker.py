@@ -36,8 +36,8 @@ def _torchvision_stand_in():
 
 class PyTorch(common.Backend):
     NAME = "pytorch"
-    MODES = {"opt": "onnx2torch, then torch.compile (inductor, dynamic=False)",
-             "noopt": "onnx2torch, then eager"}
+    MODES = {"noopt": "onnx2torch, then eager",  # first: the mode `nnfuzz backends` probes, quick to start
+             "opt": "onnx2torch, then torch.compile (inductor, dynamic=False)"}
 
     def load(self):
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="nnfuzz-inductor-"))

@@ -14,7 +14,7 @@ from driver import load_tensor, worker_argv, write_case
 from test_workers import TOY, check_equal, identity_case
 
 MODES = {"opencv": ["opt", "classic", "noopt"], "mnn": ["opt", "noopt"],
-         "onnxoptimizer": ["opt", "noopt"], "onnxsim": ["opt", "noopt"], "pytorch": ["opt", "noopt"]}
+         "onnxoptimizer": ["opt", "noopt"], "onnxsim": ["opt", "noopt"], "pytorch": ["noopt", "opt"]}
 RNG = np.random.default_rng(11)
 
 
