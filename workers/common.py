@@ -18,6 +18,7 @@ so a missing package is reported on stderr and by the exit status, never by a tr
 stdout.
 """
 
+import contextlib
 import faulthandler
 import json
 import os
@@ -36,6 +37,28 @@ PROTOCOL_VERSION = 1
 class HarnessError(Exception):
     """The case folder itself is unusable (missing file, dtype that disagrees with the model):
     reported as status "worker_error", because it says nothing about the SUT."""
+
+
+@contextlib.contextmanager
+def stage(name):
+    """Marks a step of prepare done by something in front of the SUT proper - a converter
+    ("convert": ONNX to the SUT's format) or a graph optimizer ("optimize") - so that its
+    failures are told apart from the SUT's own (the finding's phase is `name`). An exception
+    raised inside carries the stage into the error reply; a native crash or hang inside is
+    placed by the "nnfuzz-stage: NAME" line written to stderr (docs/worker-protocol.md)."""
+    sys.stderr.write(f"\nnnfuzz-stage: {name}\n")
+    sys.stderr.flush()
+    try:
+        yield
+    except Exception as exc:
+        try:
+            exc.nnfuzz_stage = name
+        except AttributeError:  # an exception type without __dict__: keep it, lose the stage
+            pass
+        raise
+    finally:
+        sys.stderr.write("\nnnfuzz-stage: prepare\n")
+        sys.stderr.flush()
 
 
 class Backend:
@@ -86,8 +109,11 @@ class Protocol:
 
 def _error_reply(req_id, phase, exc, seconds):
     text = str(exc) or repr(exc)
-    return {"id": req_id, "phase": phase, "status": "error", "type": type(exc).__name__,
-            "message": text, "seconds": seconds}
+    reply = {"id": req_id, "phase": phase, "status": "error", "type": type(exc).__name__,
+             "message": text, "seconds": seconds}
+    if phase == "prepare" and getattr(exc, "nnfuzz_stage", None):
+        reply["stage"] = exc.nnfuzz_stage
+    return reply
 
 
 def read_case(case_dir, model):

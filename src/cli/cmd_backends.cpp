@@ -28,13 +28,13 @@ void addBackendsCommand(CLI::App& app) {
                                .dump());
       return;
     }
-    fmt::print("{:<14} {:<9} {:<16} {:<14} {:>8}  {}\n", "backend", "installed", "version", "modes", "start-up",
+    fmt::print("{:<14} {:<9} {:<16} {:<18} {:>8}  {}\n", "backend", "installed", "version", "modes", "start-up",
                "description");
     for (const BackendInfo& i : infos) {
       std::string modes;
       for (const std::string& m : i.modes) modes += (modes.empty() ? "" : " ") + m;
       std::string startup = i.installed ? fmt::format("{:.2f}s", i.startSeconds) : "-";
-      fmt::print("{:<14} {:<9} {:<16} {:<14} {:>8}  {}\n", i.name, i.installed ? "yes" : "no",
+      fmt::print("{:<14} {:<9} {:<16} {:<18} {:>8}  {}\n", i.name, i.installed ? "yes" : "no",
                  i.installed ? i.version : "-", modes, startup, i.description);
       if (!i.installed) fmt::print("{:<14} ({})\n", "", i.problem);
     }

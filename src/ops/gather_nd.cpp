@@ -120,6 +120,21 @@ void gatherNDKernel(KernelArgs& a) {
     }
 }
 
+// An index outside [-d, d-1] (runtime data the operand's range no longer holds, e.g. after the
+// reducer shrank the data) leaves the result undefined: ONNX Runtime refuses it, others read
+// anything. Such a case is not one to judge an SUT by.
+bool gatherNDUnstable(const KernelArgs& a) {
+  const Tensor& x = *a.inputs[0];
+  const Tensor& idx = *a.inputs[1];
+  const auto b = static_cast<size_t>(a.attrs.getInt("batch_dims", 0));
+  const auto m = static_cast<size_t>(idx.type.shape.back());
+  for (size_t i = 0; i < idx.data.size(); ++i) {
+    const auto d = static_cast<double>(x.type.shape[b + i % m]);
+    if (idx.data[i] < -d || idx.data[i] > d - 1) return true;
+  }
+  return false;
+}
+
 // ---- ScatterND ----
 
 const std::vector<std::string_view> kReductions{"none", "add", "mul"};
@@ -219,6 +234,7 @@ const OpSpec& opGatherND() {
     t.nextInput = gatherNDIndices;
     t.infer = inferGatherND;
     t.reference = gatherNDKernel;
+    t.unstable = gatherNDUnstable;
     return t;
   }();
   return s;

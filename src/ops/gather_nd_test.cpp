@@ -30,6 +30,23 @@ TEST(GatherND, TuplesSlicesAndBatches) {
   EXPECT_FALSE(inferOp("GatherND", {&kGrid, &i32}).ok());
 }
 
+TEST(GatherND, RuntimeIndicesOutsideTheDataAreUnstable) {
+  // Out of range only as runtime data (constants are refused by inference): the reducer must
+  // not keep such a case, its result is undefined.
+  const OpSpec& spec = *findOp("GatherND");
+  ASSERT_TRUE(spec.unstable);
+  auto unstableFor = [&](const Tensor& idx) {
+    std::vector<Tensor> outs = {Tensor({DType::Float32, {idx.type.shape[0], 3}})};
+    const Attributes none;
+    const std::vector<const Tensor*> in = {&kGrid, &idx};
+    KernelArgs args{in, none, outs};
+    return spec.unstable(args);
+  };
+  EXPECT_FALSE(unstableFor(ints({2, 1}, {1, -2})));
+  EXPECT_TRUE(unstableFor(ints({2, 1}, {1, 2})));
+  EXPECT_TRUE(unstableFor(ints({1, 1}, {-3})));
+}
+
 TEST(ScatterND, WritesAndReduces) {
   const Tensor idx = ints({2, 1}, {1, 0});
   const Tensor upd = F({2, 3}, {10, 20, 30, 40, 50, 60});

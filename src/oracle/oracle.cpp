@@ -71,8 +71,10 @@ Judgement Oracle::judgeFailure(const RunOutcome& o) const {
         return j;
       }
       // A failure is a conversion failure when it happens while preparing, whatever the status
-      // says: the phase is where it ended.
-      j.verdict = j.phase == "prepare" ? Verdict::MCF : Verdict::IF;
+      // says: the phase is where it ended. A worker may name the step of prepare that failed
+      // ("convert" for a converter in front of the SUT, "optimize" for a graph optimizer): still
+      // MCF, and the phase keeps the converter's bugs apart from the compiler's in signatures.
+      j.verdict = j.phase == "run" ? Verdict::IF : Verdict::MCF;
       j.symptom = "error";
       j.reason = j.phase + " failed: " + (o.errorType.empty() ? "" : o.errorType + ": ") + firstLine(o.message);
       return j;

@@ -35,7 +35,7 @@ struct Judgement {
   Verdict verdict = Verdict::Pass;
   std::string backend, mode;
   std::string against;  ///< "reference", or the baseline mode for a mode-vs-mode judgement
-  std::string phase;    ///< "prepare" or "run" (DCF: "run"); empty for Pass
+  std::string phase;    ///< "prepare" (or a step of it: "convert", "optimize") or "run" (DCF: "run"); empty for Pass
   /// What happened, coarse enough to be part of a bug signature: "error", "crash SIGSEGV",
   /// "timeout", "out-of-memory", or for DCF the DiffKind name of the first differing output.
   std::string symptom;

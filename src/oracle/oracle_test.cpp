@@ -139,6 +139,11 @@ TEST(Oracle, ErrorsByPhase) {
   EXPECT_EQ(j.verdict, Verdict::Unsupported);
   EXPECT_FALSE(j.bug());
   EXPECT_EQ(j.unsupportedPattern, "Could not find an implementation");
+  // A named step of prepare (a converter or graph optimizer in front of the SUT) is still MCF.
+  j = oracle.judge(failed("mnn", RunStatus::PrepareError, "convert", "ConversionError", "Converted Failed"), {});
+  EXPECT_EQ(j.verdict, Verdict::MCF);
+  EXPECT_EQ(j.phase, "convert");
+  EXPECT_EQ(j.reason, "convert failed: ConversionError: Converted Failed");
 }
 
 TEST(Oracle, CrashTimeoutAndMemoryAreInferenceFailures) {

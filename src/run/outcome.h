@@ -28,7 +28,8 @@ struct RunOutcome {
   std::string mode;     ///< e.g. "opt"
   std::string version;  ///< the SUT's version, from the worker's hello
   RunStatus status = RunStatus::WorkerError;
-  std::string phase;       ///< "prepare" or "run": where it ended (empty when Ok)
+  std::string phase;       ///< "prepare" or "run": where it ended (empty when Ok); or the step of
+                           ///< prepare the worker named ("convert", "optimize")
   std::string errorType;   ///< the SUT's exception type, e.g. "NotImplemented"
   std::string message;     ///< the SUT's error message (full text)
   int signal = 0;          ///< for Crash: the signal number

@@ -22,6 +22,7 @@ using nlohmann::json;
 
 struct Worker::Reply {
   std::string status, type, message;
+  std::string stage;  ///< prepare errors: the step of prepare that failed ("convert", "optimize")
   double seconds = 0;
   std::vector<std::string> outputs;
 };
@@ -46,6 +47,26 @@ std::string formatSeconds(std::chrono::milliseconds d) {
 }
 
 std::string clip(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(0, n) + "..."; }
+
+// A stage name a worker may give for a step of prepare: a short lower-case word.
+bool validStage(const std::string& stage) {
+  return !stage.empty() && stage.size() <= 32 &&
+         std::all_of(stage.begin(), stage.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
+}
+
+// Where in prepare a worker that died or hung was: the last "nnfuzz-stage: NAME" line it wrote
+// on stderr during this case (docs/worker-protocol.md), else "prepare" itself.
+std::string stageFromStderr(const std::string& tail, const std::string& phase) {
+  if (phase != "prepare") return phase;
+  static const std::string kMarker = "nnfuzz-stage: ";
+  size_t at = tail.rfind("\n" + kMarker);
+  if (at != std::string::npos) ++at;
+  else if (tail.compare(0, kMarker.size(), kMarker) == 0) at = 0;
+  else return phase;
+  const size_t begin = at + kMarker.size();
+  const std::string stage = tail.substr(begin, tail.find_first_of("\r\n", begin) - begin);
+  return validStage(stage) ? stage : phase;
+}
 
 // The glibc malloc debugging library: MALLOC_CHECK_ does nothing without it since 2.34.
 std::string mallocDebugLibrary() {
@@ -251,9 +272,9 @@ std::optional<Worker::Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id
     case Child::Read::Timeout:
       child_->killAndWait();
       outcome.status = RunStatus::Timeout;
-      outcome.phase = phase;
-      outcome.message = phase + " took longer than " + formatSeconds(limit);
       outcome.stderrTail = child_->stderrTail();
+      outcome.phase = stageFromStderr(outcome.stderrTail, phase);
+      outcome.message = outcome.phase + " took longer than " + formatSeconds(limit);
       (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
       child_.reset();
       return std::nullopt;
@@ -271,6 +292,9 @@ std::optional<Worker::Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id
     reply.type = j.value("type", "");
     reply.message = j.value("message", "");
     reply.seconds = j.value("seconds", secondsSince(begin));
+    reply.stage = j.value("stage", "");
+    if (!reply.stage.empty() && (phase != "prepare" || !validStage(reply.stage)))
+      throw Error("bad stage '" + clip(reply.stage, 40) + "' (prepare replies only, a lower-case word)");
     if (reply.status == "ok" && phase == "run") reply.outputs = j.at("outputs").get<std::vector<std::string>>();
   } catch (const std::exception& e) {
     recordProtocolError(outcome, phase, std::string("malformed reply (") + e.what() + "): " + clip(line, 200));
@@ -278,7 +302,7 @@ std::optional<Worker::Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id
   }
   if (reply.status == "ok") return reply;
   (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = reply.seconds;
-  outcome.phase = phase;
+  outcome.phase = reply.stage.empty() ? phase : reply.stage;
   outcome.errorType = reply.type;
   outcome.message = reply.message;
   child_->drainStderr();
@@ -299,8 +323,8 @@ void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
   std::optional<ExitInfo> info = child_->wait(Clock::now() + std::chrono::seconds(2));
   bool lingered = !info;
   if (lingered) info = child_->killAndWait();  // closed stdout yet kept running
-  outcome.phase = phase;
   outcome.stderrTail = child_->stderrTail();
+  outcome.phase = stageFromStderr(outcome.stderrTail, phase);
   std::string recent = outcome.stderrTail.substr(outcome.stderrTail.size() - std::min<size_t>(4096, outcome.stderrTail.size()));
   if (lingered) {
     outcome.status = RunStatus::WorkerError;
@@ -310,7 +334,7 @@ void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
     // SIGKILL that nnfuzz did not send comes from the kernel's OOM killer (or a person).
     bool oom = (info->signal == SIGKILL && !child_->killedByUs()) || looksLikeOutOfMemory(recent);
     outcome.status = oom ? RunStatus::OutOfMemory : RunStatus::Crash;
-    outcome.message = "worker died by " + signalName(info->signal) + " during " + phase;
+    outcome.message = "worker died by " + signalName(info->signal) + " during " + outcome.phase;
   } else {
     outcome.exitCode = info->code;
     outcome.status = looksLikeOutOfMemory(recent) ? RunStatus::OutOfMemory : RunStatus::WorkerError;

@@ -127,7 +127,13 @@ INSTANTIATE_TEST_SUITE_P(
         Expectation{"error-prepare", RunStatus::PrepareError, "prepare", 0, "Could not find an implementation"},
         Expectation{"error-run", RunStatus::RunError, "run", 0, "bad shape"},
         Expectation{"f16-output", RunStatus::RunError, "run", 0, "FLOAT16"},
-        Expectation{"stderr-flood", RunStatus::Crash, "run", SIGABRT, "last words"}),
+        Expectation{"stderr-flood", RunStatus::Crash, "run", SIGABRT, "last words"},
+        // Steps of prepare a worker names: in the error reply, or on stderr before it died.
+        Expectation{"error-convert", RunStatus::PrepareError, "convert", 0, "cannot convert Foo"},
+        Expectation{"segv-convert", RunStatus::Crash, "convert", SIGSEGV, "SIGSEGV during convert"},
+        Expectation{"hang-optimize", RunStatus::Timeout, "optimize", 0, "optimize took longer than 0.7 s"},
+        Expectation{"stage-then-segv-prepare", RunStatus::Crash, "prepare", SIGSEGV, "SIGSEGV during prepare"},
+        Expectation{"bad-stage", RunStatus::WorkerError, "prepare", 0, "bad stage 'Convert it'"}),
     [](const ::testing::TestParamInfo<Expectation>& info) {
       std::string name = info.param.behaviour;
       for (char& c : name)

@@ -136,7 +136,8 @@ TEST_F(Bundle, ContentsAndAtomicity) {
 
 TEST_F(Bundle, EveryBackendsReproCompiles) {
   if (run("python3 --version").exitCode != 0) GTEST_SKIP() << "python3 is not available";
-  for (const std::string backend : {"onnxruntime", "openvino", "tvm", "my-npu"}) {
+  for (const std::string backend :
+       {"onnxruntime", "openvino", "tvm", "opencv", "mnn", "onnxoptimizer", "onnxsim", "pytorch", "my-npu"}) {
     const nlohmann::json bug = {{"bundle", backend + "-opt-if-00000000"},
                                 {"reason", "run failed: \"quoted\" \\ text '''"},
                                 {"backend", backend},

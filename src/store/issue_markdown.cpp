@@ -248,7 +248,7 @@ std::string specNotes(const BundleFacts& f) {
 
 std::string reproSection(const fs::path& dir, const BundleFacts& f) {
   const std::string pkg = pipPackageOf(f.backend) + (f.version.empty() ? "" : "==" + f.version);
-  std::string t = "```sh\npip install " + pkg + " numpy onnx\npython3 repro.py   # in this folder: exit 1 while the bug is "
+  std::string t = "```sh\npip install " + pkg + " " + reproExtraPackages(f.backend) + "numpy onnx\npython3 repro.py   # in this folder: exit 1 while the bug is "
                   "present, 0 once it is fixed\n```\n\n";
   if (!hasReproTemplate(f.backend))
     t += "nnfuzz has no Python template for `" + f.backend + "`: fill in `prepare()` and `run()` in repro.py.\n\n";

@@ -5,7 +5,9 @@
 // oracle did (same policy and thresholds, same message normalisation) and exits 1 while the
 // bug is present, 0 once it is gone, 2 when something else happens. It is assembled from the
 // templates in src/store/repro/ (compiled in): a BUG header with the recorded facts, the common
-// part, and the backend's part (onnxruntime, openvino, tvm; generic for any other backend).
+// part, and the backend's part (onnxruntime, openvino, tvm, opencv, mnn, onnxoptimizer, onnxsim,
+// pytorch;
+// generic for any other backend).
 #pragma once
 
 #include <string>
@@ -19,6 +21,10 @@ bool hasReproTemplate(const std::string& backend);
 
 /// The pip package that provides a backend's Python API ("apache-tvm" for tvm).
 std::string pipPackageOf(const std::string& backend);
+
+/// Further pip packages its repro.py needs besides numpy and onnx, each followed by a space
+/// ("onnxruntime " for the graph optimizers, which ONNX Runtime executes); usually "".
+std::string reproExtraPackages(const std::string& backend);
 
 /// The text of repro.py for a bug described by `bug`, which must hold: bundle, reason, backend,
 /// mode, against, class, phase, symptom, message (normalised), policy (Policy::toJson), env

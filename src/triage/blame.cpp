@@ -127,8 +127,10 @@ Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agre
     const auto got = run(exposed);
     SubCase original = failing;
     std::optional<std::vector<Tensor>> head;
-    if (got) head = std::vector<Tensor>(got->begin(), got->begin() + static_cast<std::ptrdiff_t>(g.outputs().size()));
-    if (got && got->size() == exposed.expected.size() && wrong(head, original, agrees)) {
+    // A SUT may hand back fewer outputs than asked for (MNN drops some): then nothing is read.
+    const bool complete = got && got->size() == exposed.expected.size();
+    if (complete) head = std::vector<Tensor>(got->begin(), got->begin() + static_cast<std::ptrdiff_t>(g.outputs().size()));
+    if (complete && wrong(head, original, agrees)) {
       std::vector<bool> right(g.valueCapacity(), true);
       for (size_t k = 0; k < exposed.graph.outputs().size(); ++k)
         right[exposed.graph.outputs()[k]] = agrees((*got)[k], exposed.expected[k]);

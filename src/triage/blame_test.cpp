@@ -107,5 +107,20 @@ TEST(Blame, WhenExposingValuesHidesTheBugTheReducerResultStands) {
   EXPECT_EQ(b.how, "no intermediate value is wrong");
 }
 
+TEST(Blame, ASutThatDropsOutputsIsBlamedByPrefixes) {
+  // MNN hands back fewer outputs than the exposed model asks for: blame falls back to prefixes
+  // instead of reading past the end of what came back.
+  const SutRun wrongNeg = fakeSut("Neg", "Abs");
+  const SutRun dropping = [&](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    auto got = wrongNeg(c);
+    if (got && got->size() > 1) got->resize(0);
+    return got;
+  };
+  const Blame b = blameFirstDivergence(caseOf(kChain, chainInputs()), dropping, same);
+  ASSERT_TRUE(b.culprit);
+  EXPECT_EQ(b.how, "prefixes");
+  EXPECT_EQ(b.culprit->op, "Neg");
+}
+
 }  // namespace
 }  // namespace nnfuzz

@@ -3,7 +3,8 @@
 
 Its "SUT" is onnx's ReferenceEvaluator; the mode picks a misbehaviour: `chatty` prints to
 stdout from Python and through the raw fd 1 (as native code would), `memory` raises
-MemoryError in run, `missing` fails to import its package.
+MemoryError in run, `missing` fails to import its package, `convert-fails` raises inside a
+named step of prepare (common.stage).
 """
 
 import os
@@ -15,7 +16,7 @@ import common  # noqa: E402
 
 class Toy(common.Backend):
     NAME = "toy"
-    MODES = {"plain": "", "chatty": "", "memory": "", "missing": ""}
+    MODES = {"plain": "", "chatty": "", "memory": "", "missing": "", "convert-fails": ""}
 
     def load(self):
         if self.mode == "missing":
@@ -25,6 +26,9 @@ class Toy(common.Backend):
 
     def prepare(self, model_path, model):
         from onnx.reference import ReferenceEvaluator
+        if self.mode == "convert-fails":
+            with common.stage("convert"):
+                raise ValueError("toy converter cannot take Identity")
         if self.mode == "chatty":
             print("python print during prepare")
             os.write(1, b"native write to fd 1 during prepare\n")

@@ -31,7 +31,8 @@ const std::vector<std::string> kModes = {
     "ok",          "error-prepare", "error-run",    "segv-prepare", "segv-run",    "abort-run",
     "hang-prepare", "hang-run",     "oom-run",      "oom-caught",   "garbage",     "exit-after-hello",
     "exit-run",    "heap-overflow", "stderr-flood", "kill-self",    "f16-output",  "slow-start",
-    "no-hello",    "worker-error", "scripted"};
+    "no-hello",    "worker-error", "error-convert", "segv-convert", "hang-optimize", "stage-then-segv-prepare",
+    "bad-stage",   "scripted"};
 
 void send(const json& j) {
   std::cout << j.dump() << "\n" << std::flush;
@@ -121,8 +122,18 @@ int main(int argc, char** argv) {
       std::ifstream in(caseDir / "behaviour");
       if (!(in >> mode)) mode = "ok";
     }
+    // A worker names the step of prepare it is in on stderr, so a death there is placed in it.
+    auto enterStage = [](const char* stage) { std::fprintf(stderr, "chatter\nnnfuzz-stage: %s\n", stage); };
+    if (mode == "segv-convert") enterStage("convert"), segfault();
+    if (mode == "hang-optimize") enterStage("optimize"), hang();
+    if (mode == "stage-then-segv-prepare") enterStage("convert"), enterStage("prepare"), segfault();
     if (mode == "segv-prepare") segfault();
     if (mode == "hang-prepare") hang();
+    if (mode == "error-convert" || mode == "bad-stage") {
+      send({{"id", id}, {"phase", "prepare"}, {"status", "error"}, {"type", "ConversionError"},
+            {"message", "cannot convert Foo"}, {"stage", mode == "bad-stage" ? "Convert it" : "convert"}});
+      continue;
+    }
     if (mode == "worker-error") {
       send({{"id", id}, {"phase", "prepare"}, {"status", "worker_error"}, {"message", "no model.onnx"}});
       continue;

@@ -273,30 +273,35 @@ def compare(actual, expected, policy, k):
 
 
 # --- the child: runs the SUT once and writes what happened --------------------------------
+_PHASE = {"file": None, "name": "prepare"}
+
+
+def stage(name):
+    """Where the child is: "prepare", "run", or a step of prepare a backend part names
+    ("convert", "optimize") - the phase a failure or a death is put in, as nnfuzz did."""
+    _PHASE["name"] = name
+    if _PHASE["file"]:
+        with open(_PHASE["file"], "w") as f:
+            f.write(name)
+
+
 def child(mode, out_dir):
     if BUG.get("memory_limit_mb"):
         import resource
         limit = int(BUG["memory_limit_mb"]) << 20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     model_path, feeds, _ = load_case()
-    phase_file = os.path.join(out_dir, "phase")
-
-    def enter(phase):
-        with open(phase_file, "w") as f:
-            f.write(phase)
-
+    _PHASE["file"] = os.path.join(out_dir, "phase")
     result = {"status": "ok"}
-    phase = "prepare"
     try:
-        enter("prepare")
+        stage("prepare")
         runner = prepare(model_path, mode)
-        phase = "run"
-        enter("run")
+        stage("run")
         outputs = run(runner, feeds)
         np.savez(os.path.join(out_dir, "outputs.npz"), *[np.asarray(o) for o in outputs])
         result["outputs"] = len(outputs)
     except BaseException as exc:  # everything the SUT raises is the finding
-        result = {"status": "error", "phase": phase, "error_type": type(exc).__name__, "message": str(exc)}
+        result = {"status": "error", "phase": _PHASE["name"], "error_type": type(exc).__name__, "message": str(exc)}
     with open(os.path.join(out_dir, "result.json"), "w") as f:
         json.dump(result, f)
     return 0
@@ -307,6 +312,15 @@ def run_child(mode):
     error, crash, timeout, oom, plus 'phase', 'outputs', 'message', 'signal' as they apply."""
     out_dir = tempfile.mkdtemp(prefix="nnfuzz-repro-")
     env = dict(os.environ)
+    # The heap as nnfuzz's workers see it: freed and fresh memory filled with a pattern and
+    # glibc's checks on, so a read of uninitialised memory or a corrupted heap shows here too.
+    env.setdefault("MALLOC_CHECK_", "3")
+    env.setdefault("MALLOC_PERTURB_", "165")
+    for lib_dir in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/lib"):
+        lib = os.path.join(lib_dir, "libc_malloc_debug.so.0")
+        if os.path.exists(lib):
+            env["LD_PRELOAD"] = lib + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+            break
     env.update({k: str(v) for k, v in BUG.get("env", {}).items()})
     try:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode, out_dir], env=env,
