@@ -219,9 +219,10 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   if (!o.resume && fs::exists(db)) throw Error("campaign " + o.out.string() + " exists (use --resume or a new folder)");
   if (o.resume && !fs::exists(db)) throw Error("nothing to resume: " + db.string() + " does not exist");
   // Everything that can be wrong with the options is found before the folder is made.
-  const Oracle oracle = oracleNamed(o.policy);
+  oracleNamed(o.policy);  // a bad policy name fails before the SUTs start
   CampaignConfig config = effectiveConfig(o);
   const auto suts = chooseSuts(o.backends, o.backendsFile, o.limits);
+  const Oracle oracle = oracleNamed(o.policy, suts);
   std::error_code ec;
   fs::create_directories(o.out / "bugs", ec);
   if (ec) throw Error("cannot create campaign folder " + o.out.string() + ": " + ec.message());

@@ -35,10 +35,14 @@ std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& s
   return workers;
 }
 
-Oracle oracleNamed(const std::string& policy) {
+Oracle oracleNamed(const std::string& policy, const std::vector<SutChoice>& suts) {
   auto named = Policy::named(policy);
   if (!named) throw Error("unknown policy '" + policy + "' (allclose or luo)");
-  return Oracle(*named);
+  UnsupportedFilter filter = UnsupportedFilter::defaults();
+  for (const SutChoice& sut : suts)
+    if (!sut.def.unsupported.empty())
+      filter.apply({{"backends", {{sut.def.name, sut.def.unsupported}}}}, "the backends file's " + sut.def.name);
+  return Oracle(*named, std::move(filter));
 }
 
 std::vector<std::pair<Judgement, const RunOutcome*>> judgeRuns(const Oracle& oracle,

@@ -28,8 +28,9 @@ std::vector<SutChoice> chooseSuts(const std::string& list, const std::string& ba
 /// One worker per (backend, mode) of the chosen SUTs, started lazily.
 std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& suts, const WorkerLimits& limits);
 
-/// The oracle of a named policy ("allclose", "luo"); one-line Error for another name.
-Oracle oracleNamed(const std::string& policy);
+/// The oracle of a named policy ("allclose", "luo"); one-line Error for another name. With
+/// `suts`, each backend's own "unsupported" patterns (its backends-file entry) join the defaults.
+Oracle oracleNamed(const std::string& policy, const std::vector<SutChoice>& suts = {});
 
 /// Every judgement of one case's runs: each run against `expected` (errors only when it is
 /// empty), then each SUT's baseline mode against its other modes; each with the run it judged.

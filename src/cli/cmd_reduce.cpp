@@ -39,9 +39,11 @@ int modelOpset(const onnx::ModelProto& model) {
 void reduceOne(const ReduceCommandOptions& o) {
   const CaseData data = readCase(o.caseDir);
   if (!data.graph) throw Error("cannot reduce " + o.caseDir + ": " + data.importProblem);
-  const Oracle oracle = oracleNamed(o.policy);
+  oracleNamed(o.policy);  // a bad policy name fails before the SUTs start
   const WorkerLimits limits;
-  auto workers = makeWorkers(chooseSuts(o.backends, o.backendsFile, limits), limits);
+  const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
+  const Oracle oracle = oracleNamed(o.policy, suts);
+  auto workers = makeWorkers(suts, limits);
   std::vector<RunOutcome> outcomes;
   for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
   std::vector<std::pair<Judgement, const RunOutcome*>> bugs;

@@ -31,9 +31,11 @@ void printJudgement(const Judgement& j) {
 
 void runOne(const RunOptions& o) {
   const CaseData data = readCase(o.caseDir);
-  const Oracle oracle = oracleNamed(o.policy);
+  oracleNamed(o.policy);  // a bad policy name fails before the SUTs start
   const WorkerLimits limits;
-  auto workers = makeWorkers(chooseSuts(o.backends, o.backendsFile, limits), limits);
+  const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
+  const Oracle oracle = oracleNamed(o.policy, suts);
+  auto workers = makeWorkers(suts, limits);
   std::vector<RunOutcome> outcomes;
   for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
   bool anyBug = false;

@@ -1,6 +1,8 @@
 // backends.cpp - backends.json reading, placeholder expansion, probing.
 #include "run/backends.h"
 
+#include <regex>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,7 +52,8 @@ BackendDef parseBackend(const json& j, const BackendPaths& paths, const fs::path
   b.name = j["name"].get<std::string>();
   try {
     for (const auto& [key, value] : j.items())
-      if (key != "name" && key != "description" && key != "command" && key != "modes" && key != "env")
+      if (key != "name" && key != "description" && key != "command" && key != "modes" && key != "env" &&
+          key != "unsupported")
         throw Error("unknown field '" + key + "'");
     b.description = j.value("description", "");
     if (!j.contains("command")) throw Error("command is missing");
@@ -62,6 +65,16 @@ BackendDef parseBackend(const json& j, const BackendPaths& paths, const fs::path
       for (const auto& [key, value] : j["env"].items()) {
         if (!value.is_string()) throw Error("env must map names to strings");
         b.env.emplace_back(key, expand(value.get<std::string>(), paths, dir));
+      }
+    }
+    if (j.contains("unsupported")) {
+      b.unsupported = stringList(j["unsupported"], "unsupported");
+      for (const std::string& pattern : b.unsupported) {
+        try {
+          std::regex check(pattern, std::regex::ECMAScript | std::regex::icase);
+        } catch (const std::regex_error& e) {
+          throw Error("unsupported pattern '" + pattern + "' is not a regex: " + e.what());
+        }
       }
     }
   } catch (const std::exception& e) {
@@ -151,7 +164,16 @@ BackendInfo probe(const BackendDef& backend, const WorkerLimits& limits) {
   if (info.problem.empty()) {
     info.installed = true;
     info.version = worker.hello().version;
-    info.modes = worker.hello().modes;
+    // The modes the backends file asks for, of those the worker offers: an engine's worker
+    // may offer more than a campaign should run.
+    const auto& offered = worker.hello().modes;
+    info.modes.clear();
+    for (const std::string& mode : backend.modes)
+      if (std::find(offered.begin(), offered.end(), mode) != offered.end()) info.modes.push_back(mode);
+    if (info.modes.empty()) {
+      info.installed = false;
+      info.problem = "its worker offers none of the modes the backends file lists";
+    }
   }
   worker.stop();
   return info;

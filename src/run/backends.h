@@ -24,8 +24,11 @@ struct BackendDef {
   std::string name;
   std::string description;
   std::vector<std::string> command;  ///< placeholders already expanded
-  std::vector<std::string> modes;    ///< as listed in the file (the worker's hello is authoritative)
+  std::vector<std::string> modes;    ///< the modes to run, of those the worker's hello offers
   std::vector<std::pair<std::string, std::string>> env;
+  /// What this SUT says when it does not implement something (ECMAScript regexes, as in
+  /// config/unsupported.json): such runs are recorded as unsupported, not as bugs.
+  std::vector<std::string> unsupported;
 };
 
 /// Values for the command placeholders.
@@ -58,7 +61,7 @@ struct BackendInfo {
   std::string name, description;
   bool installed = false;
   std::string version;             ///< from the hello
-  std::vector<std::string> modes;  ///< from the hello when installed, else from the file
+  std::vector<std::string> modes;  ///< when installed: the file's modes the hello offers; else the file's
   std::string problem;             ///< why it is not usable (when !installed)
   double startSeconds = 0;         ///< spawn to hello
 };

@@ -67,9 +67,22 @@ TEST_F(BackendsTest, RejectsMalformedFilesWithOneLine) {
   EXPECT_NE(loadError(R"({"backend": []})").find("expected {\"backends\""), std::string::npos);
 }
 
+TEST_F(BackendsTest, ReadsTheEnginesOwnUnsupportedPatterns) {
+  auto backends = loadBackends(write(R"({"backends": [{"name": "mine", "command": ["w"], "modes": ["a"],
+      "unsupported": ["E42: op \\S+ is not in this release"]}]})"),
+                               paths_);
+  ASSERT_EQ(backends[0].unsupported, (std::vector<std::string>{"E42: op \\S+ is not in this release"}));
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"], "unsupported": ["(unclosed"]}]})")
+                .find("backend 'a': unsupported pattern '(unclosed' is not a regex"),
+            std::string::npos);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"], "unsupported": "E42"}]})")
+                .find("backend 'a': unsupported must be"),
+            std::string::npos);
+}
+
 TEST_F(BackendsTest, MergeReplacesByName) {
-  std::vector<BackendDef> base = {{"a", "", {"x"}, {"m"}, {}}, {"b", "", {"y"}, {"m"}, {}}};
-  mergeBackends(base, {{"b", "new", {"z"}, {"m"}, {}}, {"c", "", {"w"}, {"m"}, {}}});
+  std::vector<BackendDef> base = {{"a", "", {"x"}, {"m"}, {}, {}}, {"b", "", {"y"}, {"m"}, {}, {}}};
+  mergeBackends(base, {{"b", "new", {"z"}, {"m"}, {}, {}}, {"c", "", {"w"}, {"m"}, {}, {}}});
   ASSERT_EQ(base.size(), 3u);
   EXPECT_EQ(findBackend(base, "b")->command.front(), "z");
   EXPECT_NE(findBackend(base, "c"), nullptr);
@@ -77,25 +90,29 @@ TEST_F(BackendsTest, MergeReplacesByName) {
 }
 
 TEST_F(BackendsTest, WorkerSpecChecksTheMode) {
-  BackendDef b{"a", "", {"x"}, {"opt", "noopt"}, {{"K", "V"}}};
+  BackendDef b{"a", "", {"x"}, {"opt", "noopt"}, {{"K", "V"}}, {}};
   EXPECT_EQ(workerSpec(b, "noopt").command, b.command);
   EXPECT_EQ(workerSpec(b, "noopt").env, b.env);
   EXPECT_THROW(workerSpec(b, "fast"), Error);
 }
 
 TEST_F(BackendsTest, ProbeReportsInstalledAndMissingWithoutThrowing) {
-  BackendDef fake{"fake", "test worker", {NNFUZZ_FAKE_WORKER}, {"ok"}, {}};
-  BackendDef missing{"missing", "", {"/nonexistent/worker"}, {"opt"}, {}};
-  BackendDef notInstalled{"absent", "", {NNFUZZ_FAKE_WORKER}, {"no-hello"}, {}};
+  BackendDef fake{"fake", "test worker", {NNFUZZ_FAKE_WORKER}, {"ok"}, {}, {}};
+  BackendDef missing{"missing", "", {"/nonexistent/worker"}, {"opt"}, {}, {}};
+  BackendDef notInstalled{"absent", "", {NNFUZZ_FAKE_WORKER}, {"no-hello"}, {}, {}};
   std::vector<BackendInfo> infos = probeAll({fake, missing, notInstalled});
   ASSERT_EQ(infos.size(), 3u);
   EXPECT_TRUE(infos[0].installed) << infos[0].problem;
   EXPECT_EQ(infos[0].version, "0.1");
-  EXPECT_GT(infos[0].modes.size(), 5u);  // the hello's list, not the file's
+  EXPECT_EQ(infos[0].modes, (std::vector<std::string>{"ok"}));  // the file's, of the hello's
   EXPECT_FALSE(infos[1].installed);
   EXPECT_NE(infos[1].problem.find("cannot run"), std::string::npos) << infos[1].problem;
   EXPECT_FALSE(infos[2].installed);
   EXPECT_NE(infos[2].problem.find("not installed"), std::string::npos) << infos[2].problem;
+  BackendDef wrongModes{"wrong", "", {NNFUZZ_FAKE_WORKER}, {"ok", "turbo"}, {}, {}};
+  const BackendInfo some = probe(wrongModes);
+  EXPECT_TRUE(some.installed);
+  EXPECT_EQ(some.modes, (std::vector<std::string>{"ok"}));
 }
 
 TEST_F(BackendsTest, BuiltinListNamesTheThreeSuts) {

@@ -238,3 +238,26 @@ def test_a_full_disk_stops_the_campaign_cleanly_and_resume_goes_on(nnfuzz, tmp_p
         assert set(before) <= set(bug_rows(out / "campaign.db"))
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_your_engines_unsupported_patterns_come_from_the_backends_file(nnfuzz, tmp_path):
+    def backends(extra):
+        path = tmp_path / f"backends-{len(extra)}.json"
+        path.write_text(json.dumps({"backends": [{
+            "name": "toy", "command": ["{python}", os.path.join(ROOT, "workers", "tests", "toy_worker.py")],
+            "modes": ["convert-fails"], **extra}]}))
+        return path
+
+    def verdicts(out):
+        with sqlite3.connect(out / "campaign.db") as c:
+            return {row[0] for row in c.execute("SELECT verdict FROM results")}
+
+    # The toy converter refuses every model: without the engine's own words, each is a bug ...
+    nnfuzz("fuzz", "--backends-file", backends({}), "--backends", "toy", "-n", 3, "--minutes", 0,
+           "--no-reduce", "-o", tmp_path / "plain")
+    assert verdicts(tmp_path / "plain") == {"mcf"}
+    # ... and with them in its backends-file entry, none is.
+    nnfuzz("fuzz", "--backends-file", backends({"unsupported": ["converter cannot take \\w+"]}), "--backends", "toy",
+           "-n", 3, "--minutes", 0, "--no-reduce", "-o", tmp_path / "known")
+    assert verdicts(tmp_path / "known") == {"unsupported"}
+    assert not list((tmp_path / "known" / "bugs").iterdir())
