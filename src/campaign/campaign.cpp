@@ -252,6 +252,7 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   context.prepareLimitSeconds = std::chrono::duration<double>(o.limits.prepare).count();
   context.runLimitSeconds = std::chrono::duration<double>(o.limits.run).count();
   context.memoryLimitMb = static_cast<double>(o.limits.memoryBytes) / (1 << 20);
+  context.workers = workerCommands(suts);
 
   Tally tally;
   Culprits culprits;

@@ -35,6 +35,16 @@ std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& s
   return workers;
 }
 
+std::map<std::string, nlohmann::json> workerCommands(const std::vector<SutChoice>& suts) {
+  std::map<std::string, nlohmann::json> out;
+  for (const SutChoice& sut : suts) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto& [k, v] : sut.def.env) env[k] = v;
+    out[sut.def.name] = {{"command", sut.def.command}, {"env", std::move(env)}};
+  }
+  return out;
+}
+
 Oracle oracleNamed(const std::string& policy, const std::vector<SutChoice>& suts) {
   auto named = Policy::named(policy);
   if (!named) throw Error("unknown policy '" + policy + "' (allclose or luo)");

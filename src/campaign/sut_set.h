@@ -2,6 +2,7 @@
 // set-up for `nnfuzz fuzz` and `nnfuzz run`.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ std::vector<SutChoice> chooseSuts(const std::string& list, const std::string& ba
 
 /// One worker per (backend, mode) of the chosen SUTs, started lazily.
 std::vector<std::unique_ptr<Worker>> makeWorkers(const std::vector<SutChoice>& suts, const WorkerLimits& limits);
+
+/// Per backend, how its worker starts ({"command": [...], "env": {...}}), for the bundles.
+std::map<std::string, nlohmann::json> workerCommands(const std::vector<SutChoice>& suts);
 
 /// The oracle of a named policy ("allclose", "luo"); one-line Error for another name. With
 /// `suts`, each backend's own "unsupported" patterns (its backends-file entry) join the defaults.

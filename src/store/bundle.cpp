@@ -57,7 +57,7 @@ nlohmann::json reproFacts(const BundleFinding& f, const std::string& name) {
           {"mode", f.outcome.mode.empty() ? s.mode : f.outcome.mode},  {"against", s.against},          {"class", s.verdict},
           {"phase", s.phase},     {"symptom", s.symptom},          {"message", s.message},
           {"policy", f.policy.toJson()},  {"env", env},             {"timeout_seconds", reproTimeout(f)},
-          {"memory_limit_mb", f.memoryLimitMb}};
+          {"memory_limit_mb", f.memoryLimitMb}, {"worker", f.worker}};
 }
 
 }  // namespace

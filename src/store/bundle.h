@@ -57,6 +57,9 @@ struct BundleFinding {
   double prepareLimitSeconds = 0, runLimitSeconds = 0;  ///< the worker's limits (0 = unknown)
   double memoryLimitMb = 0;                             ///< 0 = none
   std::map<std::string, std::string> env;  ///< the worker's environment settings (threads, malloc checks)
+  /// How the backend's worker was started, {"command": [...], "env": {...}}: a backend without
+  /// a repro template is reproduced through its worker.
+  nlohmann::json worker = nlohmann::json::object();
 };
 
 /// Writes the bundle of `finding` under `root` (created if needed) and returns its folder.

@@ -84,6 +84,8 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
         finding.runLimitSeconds = context.runLimitSeconds;
         finding.memoryLimitMb = context.memoryLimitMb;
         finding.env = context.env;
+        if (auto w = context.workers.find(finding.signature.backend); w != context.workers.end())
+          finding.worker = w->second;
         if (!bcase) bcase = makeCase();
         if (reduced[k]) {
           finding.judgement = reduced[k]->judgement;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +35,8 @@ struct BundleContext {
   nlohmann::json versions = nlohmann::json::object();  ///< nnfuzz's and the SUTs' versions
   double prepareLimitSeconds = 0, runLimitSeconds = 0, memoryLimitMb = 0;
   std::map<std::string, std::string> env;  ///< the workers' environment settings
+  /// Per backend, how its worker is started: {"command": [...], "env": {...}}.
+  std::map<std::string, nlohmann::json> workers;
 };
 
 /// A finding shown again on a smaller case (see triage/reduce.h).

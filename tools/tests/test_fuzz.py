@@ -261,3 +261,24 @@ def test_your_engines_unsupported_patterns_come_from_the_backends_file(nnfuzz, t
            "-n", 3, "--minutes", 0, "--no-reduce", "-o", tmp_path / "known")
     assert verdicts(tmp_path / "known") == {"unsupported"}
     assert not list((tmp_path / "known" / "bugs").iterdir())
+
+
+def test_a_backend_without_a_template_is_reproduced_through_its_worker(nnfuzz, tmp_path):
+    out = tmp_path / "camp"
+    nnfuzz("fuzz", "--backends-file", buggy_backends(tmp_path), "--backends", "buggy", "-n", 3, "--minutes", 0,
+           "-o", out)
+    bundles = sorted((out / "bugs").iterdir())
+    assert bundles
+    facts = json.loads((bundles[0] / "repro.py").read_text().split('BUG = json.loads(r"""')[1].split('""")')[0])
+    assert facts["worker"]["command"][-1].endswith("buggy_worker.py")
+    import sys
+    r = subprocess.run([sys.executable, bundles[0] / "repro.py"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr  # the bug is there, seen through the worker
+    assert "NotImplementedError" not in r.stdout + r.stderr
+    # The same repro against the worker's correct mode finds nothing: the verdict is the worker's.
+    fixed = (bundles[0] / "repro.py").read_text().replace('"mode": "opt"', '"mode": "noopt"')
+    (tmp_path / "fixed_repro.py").write_text(fixed)
+    for name in ("model.onnx", "test_data_set_0"):
+        os.symlink(bundles[0] / name, tmp_path / name)
+    r = subprocess.run([sys.executable, tmp_path / "fixed_repro.py"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
