@@ -53,7 +53,7 @@ BackendDef parseBackend(const json& j, const BackendPaths& paths, const fs::path
   try {
     for (const auto& [key, value] : j.items())
       if (key != "name" && key != "description" && key != "command" && key != "modes" && key != "env" &&
-          key != "unsupported")
+          key != "unsupported" && key != "limits")
         throw Error("unknown field '" + key + "'");
     b.description = j.value("description", "");
     if (!j.contains("command")) throw Error("command is missing");
@@ -65,6 +65,19 @@ BackendDef parseBackend(const json& j, const BackendPaths& paths, const fs::path
       for (const auto& [key, value] : j["env"].items()) {
         if (!value.is_string()) throw Error("env must map names to strings");
         b.env.emplace_back(key, expand(value.get<std::string>(), paths, dir));
+      }
+    }
+    if (j.contains("limits")) {
+      if (!j["limits"].is_object()) throw Error("limits must be an object");
+      for (const auto& [key, value] : j["limits"].items()) {
+        if (!value.is_number() || !(value.get<double>() > 0))
+          throw Error("limits." + key + " must be a positive number");
+        const double v = value.get<double>();
+        if (key == "memory_gb") b.memoryGb = v;
+        else if (key == "start_seconds") b.startSeconds = v;
+        else if (key == "prepare_seconds") b.prepareSeconds = v;
+        else if (key == "run_seconds") b.runSeconds = v;
+        else throw Error("unknown limit '" + key + "' (memory_gb, start_seconds, prepare_seconds, run_seconds)");
       }
     }
     if (j.contains("unsupported")) {
@@ -150,6 +163,11 @@ WorkerSpec workerSpec(const BackendDef& backend, const std::string& mode, const 
   spec.command = backend.command;
   spec.env = backend.env;
   spec.limits = limits;
+  const auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)); };
+  if (backend.memoryGb) spec.limits.memoryBytes = static_cast<uint64_t>(*backend.memoryGb * double(uint64_t{1} << 30));
+  if (backend.startSeconds) spec.limits.start = ms(*backend.startSeconds);
+  if (backend.prepareSeconds) spec.limits.prepare = ms(*backend.prepareSeconds);
+  if (backend.runSeconds) spec.limits.run = ms(*backend.runSeconds);
   return spec;
 }
 

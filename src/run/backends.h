@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,9 @@ struct BackendDef {
   /// What this SUT says when it does not implement something (ECMAScript regexes, as in
   /// config/unsupported.json): such runs are recorded as unsupported, not as bugs.
   std::vector<std::string> unsupported;
+  /// Per-backend limits ("limits": {"memory_gb", "start_seconds", "prepare_seconds",
+  /// "run_seconds"}); an unset one is the campaign's.
+  std::optional<double> memoryGb, startSeconds, prepareSeconds, runSeconds;
 };
 
 /// Values for the command placeholders.

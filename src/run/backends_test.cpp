@@ -13,6 +13,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+BackendDef def(std::string name, std::vector<std::string> command, std::vector<std::string> modes,
+               std::string description = "") {
+  BackendDef b;
+  b.name = std::move(name);
+  b.command = std::move(command);
+  b.modes = std::move(modes);
+  b.description = std::move(description);
+  return b;
+}
+
 class BackendsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -80,9 +90,27 @@ TEST_F(BackendsTest, ReadsTheEnginesOwnUnsupportedPatterns) {
             std::string::npos);
 }
 
+TEST_F(BackendsTest, PerBackendLimitsOverrideTheCampaigns) {
+  auto backends = loadBackends(write(R"({"backends": [{"name": "slow", "command": ["w"], "modes": ["a"],
+      "limits": {"memory_gb": 16, "prepare_seconds": 600}}]})"),
+                               paths_);
+  WorkerLimits campaign;
+  campaign.run = std::chrono::milliseconds(5000);
+  const WorkerSpec spec = workerSpec(backends[0], "a", campaign);
+  EXPECT_EQ(spec.limits.memoryBytes, uint64_t{16} << 30);
+  EXPECT_EQ(spec.limits.prepare, std::chrono::milliseconds(600000));
+  EXPECT_EQ(spec.limits.run, std::chrono::milliseconds(5000));  // not set: the campaign's
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"], "limits": {"memory_gb": -1}}]})")
+                .find("backend 'a': limits.memory_gb must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"], "limits": {"cpus": 2}}]})")
+                .find("unknown limit 'cpus'"),
+            std::string::npos);
+}
+
 TEST_F(BackendsTest, MergeReplacesByName) {
-  std::vector<BackendDef> base = {{"a", "", {"x"}, {"m"}, {}, {}}, {"b", "", {"y"}, {"m"}, {}, {}}};
-  mergeBackends(base, {{"b", "new", {"z"}, {"m"}, {}, {}}, {"c", "", {"w"}, {"m"}, {}, {}}});
+  std::vector<BackendDef> base = {def("a", {"x"}, {"m"}), def("b", {"y"}, {"m"})};
+  mergeBackends(base, {def("b", {"z"}, {"m"}, "new"), def("c", {"w"}, {"m"})});
   ASSERT_EQ(base.size(), 3u);
   EXPECT_EQ(findBackend(base, "b")->command.front(), "z");
   EXPECT_NE(findBackend(base, "c"), nullptr);
@@ -90,16 +118,17 @@ TEST_F(BackendsTest, MergeReplacesByName) {
 }
 
 TEST_F(BackendsTest, WorkerSpecChecksTheMode) {
-  BackendDef b{"a", "", {"x"}, {"opt", "noopt"}, {{"K", "V"}}, {}};
+  BackendDef b = def("a", {"x"}, {"opt", "noopt"});
+  b.env = {{"K", "V"}};
   EXPECT_EQ(workerSpec(b, "noopt").command, b.command);
   EXPECT_EQ(workerSpec(b, "noopt").env, b.env);
   EXPECT_THROW(workerSpec(b, "fast"), Error);
 }
 
 TEST_F(BackendsTest, ProbeReportsInstalledAndMissingWithoutThrowing) {
-  BackendDef fake{"fake", "test worker", {NNFUZZ_FAKE_WORKER}, {"ok"}, {}, {}};
-  BackendDef missing{"missing", "", {"/nonexistent/worker"}, {"opt"}, {}, {}};
-  BackendDef notInstalled{"absent", "", {NNFUZZ_FAKE_WORKER}, {"no-hello"}, {}, {}};
+  BackendDef fake = def("fake", {NNFUZZ_FAKE_WORKER}, {"ok"}, "test worker");
+  BackendDef missing = def("missing", {"/nonexistent/worker"}, {"opt"});
+  BackendDef notInstalled = def("absent", {NNFUZZ_FAKE_WORKER}, {"no-hello"});
   std::vector<BackendInfo> infos = probeAll({fake, missing, notInstalled});
   ASSERT_EQ(infos.size(), 3u);
   EXPECT_TRUE(infos[0].installed) << infos[0].problem;
@@ -109,7 +138,7 @@ TEST_F(BackendsTest, ProbeReportsInstalledAndMissingWithoutThrowing) {
   EXPECT_NE(infos[1].problem.find("cannot run"), std::string::npos) << infos[1].problem;
   EXPECT_FALSE(infos[2].installed);
   EXPECT_NE(infos[2].problem.find("not installed"), std::string::npos) << infos[2].problem;
-  BackendDef wrongModes{"wrong", "", {NNFUZZ_FAKE_WORKER}, {"ok", "turbo"}, {}, {}};
+  BackendDef wrongModes = def("wrong", {NNFUZZ_FAKE_WORKER}, {"ok", "turbo"});
   const BackendInfo some = probe(wrongModes);
   EXPECT_TRUE(some.installed);
   EXPECT_EQ(some.modes, (std::vector<std::string>{"ok"}));

@@ -282,3 +282,12 @@ def test_a_backend_without_a_template_is_reproduced_through_its_worker(nnfuzz, t
         os.symlink(bundles[0] / name, tmp_path / name)
     r = subprocess.run([sys.executable, tmp_path / "fixed_repro.py"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_backends_check_says_what_works(nnfuzz, tmp_path):
+    r = nnfuzz("backends", "--check", "--backends-file", buggy_backends(tmp_path), "--backends", "buggy", check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "buggy/noopt: ok" in r.stdout
+    assert "buggy/opt: FAILS the check model (dcf)" in r.stdout, r.stdout
+    r = nnfuzz("backends", "--backends", "nosuch", check=False)
+    assert r.returncode != 0 and "unknown backend 'nosuch'" in r.stderr
