@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "gen/block_place.h"
@@ -23,6 +25,37 @@ using nlohmann::json;
 
 /// Block draws per node before the node falls back to Identity on its first input.
 constexpr int kAttemptsPerNode = 16;
+/// In-degrees whose candidate blocks are worked out once and shared (higher ones per model).
+constexpr int kSharedDegrees = 24;
+
+/// What a node may draw, worked out once per (corpus, operator weights, limits) and shared by
+/// every model made with them: it costs a recipe per block and degree, far more than a model.
+struct BlockChoices {
+  std::vector<double> weight;                 ///< per corpus block (0: the config excludes it)
+  std::vector<std::vector<char>> fits;        ///< [d][block]: the block takes in-degree d
+  std::vector<std::vector<int>> pool;         ///< [d]: the blocks to draw from (variadic fallback applied)
+  std::vector<std::vector<double>> weights;   ///< [d]: their weights
+};
+
+uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL + (h >> 29); }
+uint64_t mixText(uint64_t h, std::string_view text) { return mix(h, std::hash<std::string_view>{}(text)); }
+uint64_t mixDouble(uint64_t h, double v) { return mix(h, std::hash<double>{}(v)); }
+
+/// Everything BlockChoices depends on, as one number.
+uint64_t choicesKey(const GenConfig& config, const BlockCorpus& corpus) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const Block& b : corpus.blocks()) {
+    h = mixText(h, b.name);
+    h = mix(h, b.isSubgraph() ? (b.recipe ? 2 : 3) : 1);
+    for (int d : b.inDegrees) h = mix(h, static_cast<uint64_t>(d));
+  }
+  for (size_t i = 0; i < config.ops.size(); ++i) h = mixDouble(mixText(h, config.ops[i]->name), config.opWeights[i]);
+  h = mixDouble(h, config.graph.subgraphWeight);
+  const Limits& l = config.limits;
+  h = mix(mix(mix(h, static_cast<uint64_t>(l.maxRank)), static_cast<uint64_t>(l.minDim)), static_cast<uint64_t>(l.maxDim));
+  for (DType t : l.dtypes) h = mix(h, static_cast<uint64_t>(t));
+  return h;
+}
 
 class GraphModelMaker {
  public:
@@ -98,6 +131,7 @@ class GraphModelMaker {
   }
 
   double weightOf(const Block& b) const {
+    if (choices_) return choices_->weight[static_cast<size_t>(&b - corpus_.blocks().data())];
     if (!b.isSubgraph()) {
       auto it = opWeight_.find(b.name);
       return it == opWeight_.end() ? 0.0 : it->second;
@@ -109,6 +143,8 @@ class GraphModelMaker {
   }
 
   bool fits(const Block& b, int d) const {
+    if (choices_ && d < kSharedDegrees)
+      return choices_->fits[static_cast<size_t>(d)][static_cast<size_t>(&b - corpus_.blocks().data())];
     if (b.isSubgraph()) return b.recipe && b.recipe->numInputs() == d;
     const OpSpec* spec = findOp(b.name);
     return spec && usableUnder(*spec, config_.limits) && std::binary_search(b.inDegrees.begin(), b.inDegrees.end(), d) &&
@@ -133,6 +169,11 @@ class GraphModelMaker {
         if (!std::count(out_.blocksUsed.begin(), out_.blocksUsed.end(), i)) consider(i, false);
       if (pool.empty())
         for (int i : preferred_) consider(i, false);
+    }
+    if (pool.empty() && choices_ && d < kSharedDegrees) {
+      const auto& shared = choices_->pool[static_cast<size_t>(d)];
+      if (shared.empty()) return -1;
+      return shared[rng_.weighted(choices_->weights[static_cast<size_t>(d)])];
     }
     if (pool.empty()) {
       // The whole corpus's candidates for d, worked out once per model.
@@ -244,7 +285,59 @@ class GraphModelMaker {
   std::unordered_map<std::string_view, double> opWeight_;
   std::vector<NodeId> memberNodes_;
   std::map<int, std::pair<std::vector<int>, std::vector<double>>> candidates_;  ///< by in-degree
+  std::shared_ptr<const BlockChoices> choices_;  ///< shared; null while they are being worked out
+
+  friend std::shared_ptr<const BlockChoices> sharedChoices(const GenConfig&, const BlockCorpus&);
+  /// Works BlockChoices out with this maker's own (uncached) rules.
+  BlockChoices workOutChoices() {
+    BlockChoices c;
+    const auto blocks = corpus_.blocks();
+    for (const Block& b : blocks) c.weight.push_back(weightOf(b));
+    c.fits.resize(kSharedDegrees);
+    c.pool.resize(kSharedDegrees);
+    c.weights.resize(kSharedDegrees);
+    for (int d = 0; d < kSharedDegrees; ++d) {
+      for (const Block& b : blocks) c.fits[static_cast<size_t>(d)].push_back(fits(b, d));
+      candidates_.clear();
+      std::vector<int> pool;
+      std::vector<double> weights;
+      for (bool variadic : {false, true}) {
+        if (!pool.empty()) break;
+        for (size_t i = 0; i < blocks.size(); ++i) {
+          const Block& b = blocks[i];
+          const double w = c.weight[i];
+          if (w <= 0) continue;
+          if (variadic ? (b.isSubgraph() || !findOp(b.name) || findOp(b.name)->maxInputs < d) : !fits(b, d)) continue;
+          pool.push_back(static_cast<int>(i));
+          weights.push_back(w);
+        }
+      }
+      c.pool[static_cast<size_t>(d)] = std::move(pool);
+      c.weights[static_cast<size_t>(d)] = std::move(weights);
+    }
+    return c;
+  }
+
+ public:
+  void useChoices(std::shared_ptr<const BlockChoices> choices) { choices_ = std::move(choices); }
 };
+
+/// The BlockChoices of (config, corpus), worked out on first use; thread-safe.
+std::shared_ptr<const BlockChoices> sharedChoices(const GenConfig& config, const BlockCorpus& corpus) {
+  static std::mutex mu;
+  static std::unordered_map<uint64_t, std::shared_ptr<const BlockChoices>> cache;
+  const uint64_t key = choicesKey(config, corpus);
+  {
+    std::lock_guard lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  Rng unused(0);
+  GraphModelMaker maker(config, corpus, {}, unused);
+  auto choices = std::make_shared<const BlockChoices>(maker.workOutChoices());
+  std::lock_guard lock(mu);
+  if (cache.size() > 64) cache.clear();  // configs come and go in tests; campaigns use one or two
+  return cache.emplace(key, std::move(choices)).first->second;
+}
 
 class GraphGen : public Generator {
  public:
@@ -259,7 +352,9 @@ class GraphGen : public Generator {
 
 GeneratedCase generateGraphModel(const GenConfig& config, const BlockCorpus& corpus, std::span<const int> preferred,
                                  Rng& rng) {
-  return GraphModelMaker(config, corpus, preferred, rng).make();
+  GraphModelMaker maker(config, corpus, preferred, rng);
+  maker.useChoices(sharedChoices(config, corpus));
+  return maker.make();
 }
 
 const BlockCorpus& graphCorpus(const GenConfig& config) {

@@ -170,5 +170,26 @@ TEST(ConvSampling, ReachesTheAttributeSpace) {
     EXPECT_TRUE(seen.count(want)) << want;
 }
 
+// The graph generator's parameter mutation may leave attributes that do not fit X (here
+// strides of the wrong length) before W is drawn: the W sampler must not read past them
+// (it did: a segfault in `nnfuzz gen --generator graph`), and accepts() turns its W down.
+TEST(ConvTranspose, WeightSamplerSurvivesAttributesThatDoNotFitX) {
+  Limits limits;
+  Rng rng(3);
+  OpDraft d;
+  d.arity = 2;
+  d.inputTypes = {TensorType{DType::Float32, {1, 2, 4, 4}}};
+  d.limits = &limits;
+  d.rng = &rng;
+  d.attrs.setInts("strides", {2, 2, 2});
+  const InputPattern p = findOp("ConvTranspose")->nextInput(d);
+  const TensorType w = p.sample(rng);
+  EXPECT_EQ(w.rank(), 4);
+  EXPECT_FALSE(p.accepts(w));
+  d.attrs = Attributes();
+  d.attrs.setInts("output_shape", {5});  // one spatial dim of two
+  EXPECT_FALSE(findOp("ConvTranspose")->nextInput(d).accepts(findOp("ConvTranspose")->nextInput(d).sample(rng)));
+}
+
 }  // namespace
 }  // namespace nnfuzz

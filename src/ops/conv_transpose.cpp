@@ -209,9 +209,16 @@ InputPattern nextConvTransposeInput(const OpDraft& d) {
     }
     Transposed t;
     std::string err;
-    readWindow(attrs, spatialDims(x.shape), Shape(n, 1), true, t.w, err);
-    readInts(attrs, "output_padding", n, 0, 0, t.outputPadding, err);
+    // Attributes a mutation made invalid for X: any W, which accepts() then turns down.
+    const auto anyKernel = [&] {
+      ws.insert(ws.end(), n, 1);
+      return TensorType{x.dtype, ws};
+    };
+    if (!readWindow(attrs, spatialDims(x.shape), Shape(n, 1), true, t.w, err) ||
+        !readInts(attrs, "output_padding", n, 0, 0, t.outputPadding, err))
+      return anyKernel();
     if (attrs.has("output_shape")) t.outputShape = attrs.getInts("output_shape");
+    if (!t.outputShape.empty() && t.outputShape.size() != n) return anyKernel();
     t.w.out.assign(n, 0);
     // The sampler chose the attributes for some kernel that fits, so none is empty.
     for (size_t i = 0; i < n; ++i) {
