@@ -92,6 +92,16 @@ BugEntry bugEntry(const fs::path& campaignDir, const CampaignSnapshot& snap, con
   if (e.bundleDir.empty()) return e;
   std::error_code ec;
   if (fs::exists(e.bundleDir / "model.ir", ec)) e.modelIr = readFileBytes(e.bundleDir / "model.ir");
+  if (fs::exists(e.bundleDir / "meta.json", ec)) {
+    // The optimizer pass behind it, when the reducer found one: part of the root cause's name.
+    const auto meta = nlohmann::json::parse(readFileBytes(e.bundleDir / "meta.json"), nullptr, false);
+    const nlohmann::json::json_pointer where("/case/reduced/culprit_passes");
+    std::vector<std::string> names;
+    if (meta.is_object() && meta.contains(where) && meta.at(where).is_array())
+      for (const auto& p : meta.at(where))
+        if (p.is_string()) names.push_back(p.get<std::string>());
+    if (!names.empty()) e.rootCause += " [pass: " + join(names, ", ") + "]";
+  }
   const fs::path rel = e.bundleDir.lexically_relative(campaignDir);
   e.reproCommand = "cd " + (rel.empty() ? e.bundleDir : rel).string() + " && python3 repro.py";
   if (draw && fs::exists(e.bundleDir / "model.onnx", ec)) {

@@ -143,6 +143,12 @@ TEST_F(CampaignReport, FromARealCampaign) {
   EXPECT_EQ(r.bugs[1].rootCause, "error Fail: node <n> failed");
   EXPECT_TRUE(r.bugs[1].bundleDir.empty());  // recorded without a bundle
 
+  // The optimizer pass the reducer named, when there is one, joins the root cause's name.
+  auto meta = nlohmann::json::parse(readFileBytes(relu.bundleDir / "meta.json"));
+  meta["case"]["reduced"]["culprit_passes"] = {"FuseReluClip"};
+  writeFileBytes(relu.bundleDir / "meta.json", meta.dump());
+  EXPECT_EQ(collectReport(dir, {.drawModels = false}).bugs[0].rootCause, "wrong result: Relu [pass: FuseReluClip]");
+
   // Luo's coverage from the campaign's rows; Isra's (not recorded) from the two kept models.
   EXPECT_EQ(r.luo.source, "recorded by the campaign (6 rows)");
   EXPECT_DOUBLE_EQ(r.luo.metrics.at("olc").back(), 0.6);
