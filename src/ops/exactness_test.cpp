@@ -71,5 +71,21 @@ TEST(Exactness, StabilityTrustsOnlyExactZerosAndTies) {
   EXPECT_TRUE(unstable("Mod", {&fuzzyThree, &ones}));
 }
 
+// Found by the default ONNX Runtime campaign: a BlackmanWindow's end points are 0 in the
+// reference but 1.5e-8 in float32, and 0^y and DynamicQuantizeLinear's zero point jump there.
+TEST(Exactness, WindowNoiseNearZeroIsUnstableForPowAndDynamicQuantize) {
+  const Tensor zeroBase = T(DType::Int32, {2}, {0, 0});
+  const Tensor exponents = F({2}, {0.0, 0.5});
+  EXPECT_FALSE(unstable("Pow", {&zeroBase, &exponents}));
+  const Tensor noisy = inexact(exponents);
+  EXPECT_TRUE(unstable("Pow", {&zeroBase, &noisy}));
+  const Tensor tiny = F({2}, {-1.4e-17, 0.0});
+  EXPECT_FALSE(unstable("DynamicQuantizeLinear", {&tiny}));
+  const Tensor tinyNoisy = inexact(tiny);
+  EXPECT_TRUE(unstable("DynamicQuantizeLinear", {&tinyNoisy}));
+  const Tensor wide = inexact(F({2}, {-1.0, 2.0}));
+  EXPECT_FALSE(unstable("DynamicQuantizeLinear", {&wide}));
+}
+
 }  // namespace
 }  // namespace nnfuzz
