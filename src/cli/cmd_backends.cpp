@@ -34,7 +34,8 @@ int checkBackends(const std::vector<BackendDef>& backends, const std::vector<Bac
   const std::vector<Tensor> inputs{Tensor({DType::Float32, {2, 3}}, {1.0, 0.25, -3.0, -1.5, 2.0, 0.5})};
   const fs::path dir = fs::temp_directory_path() / ("nnfuzz-backends-check-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  writeCase(dir, g, inputs, runGraph(g, inputs), nlohmann::json::object());
+  const std::vector<Tensor> expected = runGraph(g, inputs);
+  writeCase(dir, g, inputs, expected, nlohmann::json::object());
   const Oracle oracle = campaign::oracleNamed("allclose");
   int failed = 0;
   for (size_t i = 0; i < backends.size(); ++i) {
@@ -44,7 +45,7 @@ int checkBackends(const std::vector<BackendDef>& backends, const std::vector<Bac
     for (const std::string& mode : def.modes) {
       Worker worker(workerSpec(def, mode));
       const RunOutcome outcome = worker.runCase(dir);
-      const Judgement j = oracle.judge(outcome, runGraph(g, inputs));
+      const Judgement j = oracle.judge(outcome, expected);
       if (j.verdict == Verdict::Pass) {
         fmt::print("{}/{}: ok (prepare {:.3f} s, run {:.4f} s)\n", def.name, mode, outcome.prepareSeconds,
                    outcome.runSeconds);

@@ -69,14 +69,18 @@ std::string rootCause(const Signature& s) {
   return what;
 }
 
-std::string versionOf(const fs::path& bundleDir, const std::string& backend, const nlohmann::json& campaignVersions) {
+/// A bundle's meta.json (null when there is none or it does not parse).
+nlohmann::json bundleMeta(const fs::path& bundleDir) {
   std::error_code ec;
-  if (!bundleDir.empty() && fs::exists(bundleDir / "meta.json", ec)) {
-    const auto meta = nlohmann::json::parse(readFileBytes(bundleDir / "meta.json"), nullptr, false);
-    if (meta.is_object() && meta.contains("versions") && meta["versions"].is_object() &&
-        meta["versions"].contains(backend) && meta["versions"][backend].is_string())
-      return meta["versions"][backend].get<std::string>();
-  }
+  if (bundleDir.empty() || !fs::exists(bundleDir / "meta.json", ec)) return nullptr;
+  auto meta = nlohmann::json::parse(readFileBytes(bundleDir / "meta.json"), nullptr, false);
+  return meta.is_object() ? meta : nlohmann::json(nullptr);
+}
+
+std::string versionOf(const nlohmann::json& meta, const std::string& backend, const nlohmann::json& campaignVersions) {
+  if (meta.is_object() && meta.contains("versions") && meta["versions"].is_object() &&
+      meta["versions"].contains(backend) && meta["versions"][backend].is_string())
+    return meta["versions"][backend].get<std::string>();
   if (campaignVersions.is_object() && campaignVersions.contains(backend) && campaignVersions[backend].is_string())
     return campaignVersions[backend].get<std::string>();
   return "";
@@ -87,21 +91,19 @@ BugEntry bugEntry(const fs::path& campaignDir, const CampaignSnapshot& snap, con
   e.row = row;
   e.rootCause = rootCause(row.bug.signature);
   e.bundleDir = bundleDirOf(campaignDir, row.bug);
-  e.version = versionOf(e.bundleDir, row.bug.signature.backend, snap.versions);
+  const nlohmann::json meta = bundleMeta(e.bundleDir);
+  e.version = versionOf(meta, row.bug.signature.backend, snap.versions);
   e.firstSeenMinutes = minutesSince(snap.startedAt, row.bug.firstSeen);
   if (e.bundleDir.empty()) return e;
   std::error_code ec;
   if (fs::exists(e.bundleDir / "model.ir", ec)) e.modelIr = readFileBytes(e.bundleDir / "model.ir");
-  if (fs::exists(e.bundleDir / "meta.json", ec)) {
-    // The optimizer pass behind it, when the reducer found one: part of the root cause's name.
-    const auto meta = nlohmann::json::parse(readFileBytes(e.bundleDir / "meta.json"), nullptr, false);
-    const nlohmann::json::json_pointer where("/case/reduced/culprit_passes");
-    std::vector<std::string> names;
-    if (meta.is_object() && meta.contains(where) && meta.at(where).is_array())
-      for (const auto& p : meta.at(where))
-        if (p.is_string()) names.push_back(p.get<std::string>());
-    if (!names.empty()) e.rootCause += " [pass: " + join(names, ", ") + "]";
-  }
+  // The optimizer pass behind it, when the reducer found one: part of the root cause's name.
+  const nlohmann::json::json_pointer where("/case/reduced/culprit_passes");
+  std::vector<std::string> names;
+  if (meta.is_object() && meta.contains(where) && meta.at(where).is_array())
+    for (const auto& p : meta.at(where))
+      if (p.is_string()) names.push_back(p.get<std::string>());
+  if (!names.empty()) e.rootCause += " [pass: " + join(names, ", ") + "]";
   const fs::path rel = e.bundleDir.lexically_relative(campaignDir);
   e.reproCommand = "cd " + (rel.empty() ? e.bundleDir : rel).string() + " && python3 repro.py";
   if (draw && fs::exists(e.bundleDir / "model.onnx", ec)) {
