@@ -33,8 +33,8 @@ constexpr int kSharedDegrees = 24;
 struct BlockChoices {
   std::vector<double> weight;                 ///< per corpus block (0: the config excludes it)
   std::vector<std::vector<char>> fits;        ///< [d][block]: the block takes in-degree d
-  std::vector<std::vector<int>> pool;         ///< [d]: the blocks to draw from (variadic fallback applied)
-  std::vector<std::vector<double>> weights;   ///< [d]: their weights
+  /// [d]: the blocks to draw from (variadic fallback applied) and their weights.
+  std::vector<std::pair<std::vector<int>, std::vector<double>>> byDegree;
 };
 
 uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL + (h >> 29); }
@@ -170,27 +170,34 @@ class GraphModelMaker {
       if (pool.empty())
         for (int i : preferred_) consider(i, false);
     }
-    if (pool.empty() && choices_ && d < kSharedDegrees) {
-      const auto& shared = choices_->pool[static_cast<size_t>(d)];
-      if (shared.empty()) return -1;
-      return shared[rng_.weighted(choices_->weights[static_cast<size_t>(d)])];
-    }
-    if (pool.empty()) {
-      // The whole corpus's candidates for d, worked out once per model.
-      auto& [cachedPool, cachedWeights] = candidates_[d];
-      if (cachedPool.empty()) {
-        const int size = static_cast<int>(corpus_.blocks().size());
-        for (bool variadic : {false, true})
-          if (pool.empty())
-            for (int i = 0; i < size; ++i) consider(i, variadic);
-        cachedPool = pool;
-        cachedWeights = weights;
+    if (!pool.empty()) return pool[rng_.weighted(weights)];
+    // The whole corpus's candidates for d: shared across models, or (rare high in-degrees)
+    // worked out once per model.
+    const auto& [all, allWeights] = choices_ && d < kSharedDegrees
+                                        ? choices_->byDegree[static_cast<size_t>(d)]
+                                        : candidates_.try_emplace(d, wholeCorpusPool(d)).first->second;
+    if (all.empty()) return -1;
+    return all[rng_.weighted(allWeights)];
+  }
+
+  /// Every corpus block that takes in-degree d, with its weight; the variadic operators when
+  /// no block lists d.
+  std::pair<std::vector<int>, std::vector<double>> wholeCorpusPool(int d) const {
+    std::vector<int> pool;
+    std::vector<double> weights;
+    const auto blocks = corpus_.blocks();
+    for (bool variadic : {false, true}) {
+      if (!pool.empty()) break;
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        const Block& b = blocks[i];
+        const double w = weightOf(b);
+        if (w <= 0) continue;
+        if (variadic ? (b.isSubgraph() || !findOp(b.name) || findOp(b.name)->maxInputs < d) : !fits(b, d)) continue;
+        pool.push_back(static_cast<int>(i));
+        weights.push_back(w);
       }
-      pool = cachedPool;
-      weights = cachedWeights;
     }
-    if (pool.empty()) return -1;
-    return pool[rng_.weighted(weights)];
+    return {std::move(pool), std::move(weights)};
   }
 
   json placeNode(int v, const std::vector<ValueId>& inputs, double r, json& mutations, std::vector<ValueId>& outputs) {
@@ -294,26 +301,9 @@ class GraphModelMaker {
     const auto blocks = corpus_.blocks();
     for (const Block& b : blocks) c.weight.push_back(weightOf(b));
     c.fits.resize(kSharedDegrees);
-    c.pool.resize(kSharedDegrees);
-    c.weights.resize(kSharedDegrees);
     for (int d = 0; d < kSharedDegrees; ++d) {
       for (const Block& b : blocks) c.fits[static_cast<size_t>(d)].push_back(fits(b, d));
-      candidates_.clear();
-      std::vector<int> pool;
-      std::vector<double> weights;
-      for (bool variadic : {false, true}) {
-        if (!pool.empty()) break;
-        for (size_t i = 0; i < blocks.size(); ++i) {
-          const Block& b = blocks[i];
-          const double w = c.weight[i];
-          if (w <= 0) continue;
-          if (variadic ? (b.isSubgraph() || !findOp(b.name) || findOp(b.name)->maxInputs < d) : !fits(b, d)) continue;
-          pool.push_back(static_cast<int>(i));
-          weights.push_back(w);
-        }
-      }
-      c.pool[static_cast<size_t>(d)] = std::move(pool);
-      c.weights[static_cast<size_t>(d)] = std::move(weights);
+      c.byDegree.push_back(wholeCorpusPool(d));
     }
     return c;
   }
