@@ -92,6 +92,21 @@ class Backend:
         raise NotImplementedError
 
 
+def ort_session_options(ort, optimize):
+    """ONNX Runtime session options for a worker: all graph optimisations or none, one intra-op
+    and one inter-op thread, sequential, no spinning (pipelines share the cores), errors only."""
+    so = ort.SessionOptions()
+    so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
+                                   else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    so.log_severity_level = 3
+    return so
+
+
 class Protocol:
     """Owns the protocol stream (a private duplicate of fd 1)."""
 

@@ -46,16 +46,8 @@ class GraphOptimizer(common.Backend):
                     self.onnx.checker.check_model(model, full_check=True)
                 except self.onnx.checker.ValidationError as exc:
                     raise InvalidModel(f"the optimised model fails the ONNX checker: {exc}") from None
-        ort = self.ort
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        so.intra_op_num_threads = 1
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        so.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        so.log_severity_level = 3
-        session = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        so = common.ort_session_options(self.ort, optimize=False)
+        session = self.ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
         return session, [o.name for o in model.graph.output]
 
     def run(self, prepared, feeds):

@@ -51,18 +51,9 @@ class OnnxRuntime(common.Backend):
         return ort.__version__
 
     def prepare(self, model_path, model):
-        ort = self.ort
-        so = ort.SessionOptions()
-        so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if self.mode == "opt"
-                                       else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-        so.intra_op_num_threads = 1
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        so.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        so.log_severity_level = 3
-        return ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"],
-                                    disabled_optimizers=self.disabled)
+        so = common.ort_session_options(self.ort, optimize=self.mode == "opt")
+        return self.ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"],
+                                         disabled_optimizers=self.disabled)
 
     def run(self, session, feeds):
         return session.run(None, dict(feeds))
