@@ -1,6 +1,8 @@
 #include "interp/interpreter.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "ops/exactness.h"
 #include "ops/registry.h"
@@ -23,7 +25,41 @@ std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>&
   return outputs;
 }
 
-std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs) {
+double estimateWork(const Graph& graph) {
+  double total = 0;
+  std::vector<const TensorType*> operands;
+  std::vector<TensorType> results;
+  for (NodeId id : graph.nodes()) {
+    const Node& n = graph.node(id);
+    const OpSpec* spec = findOp(n.op);
+    operands.clear();
+    results.clear();
+    double sizes = 0;
+    for (ValueId v : n.inputs) {
+      operands.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
+      if (v != kNoValue) sizes += elementCount(graph.value(v).type);
+    }
+    for (ValueId v : n.outputs) {
+      results.push_back(graph.value(v).type);
+      sizes += elementCount(results.back());
+    }
+    double window = 1;
+    for (int64_t k : n.attrs.getInts("kernel_shape")) window *= static_cast<double>(std::max<int64_t>(k, 1));
+    double work = sizes * window;
+    if (spec && spec->work && !results.empty()) work = std::max(sizes, spec->work(WorkArgs{operands, n.attrs, results}));
+    total += work;
+  }
+  return total;
+}
+
+std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget) {
+  if (const double work = estimateWork(graph); work > workBudget)
+  {
+    char text[160];
+    std::snprintf(text, sizeof text, "the reference would take about %.2g steps on this model, over its budget of %.2g",
+                  work, workBudget);
+    throw Error(text);
+  }
   std::vector<Tensor> values(graph.valueCapacity());
   const auto runtimeInputs = graph.inputs();
   if (runtimeInputs.size() != inputs.size())
@@ -51,8 +87,8 @@ std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& i
   return values;
 }
 
-std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inputs) {
-  auto all = runGraphAll(graph, inputs);
+std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget) {
+  auto all = runGraphAll(graph, inputs, workBudget);
   std::vector<Tensor> outputs;
   for (ValueId v : graph.outputs()) outputs.push_back(all[v]);
   return outputs;

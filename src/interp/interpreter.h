@@ -15,11 +15,19 @@ namespace nnfuzz {
 std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>& inputs, const Attributes& attrs,
                            const std::vector<TensorType>& outputTypes);
 
+/// Elementary steps the reference kernels would take on `graph`, estimated from its types
+/// (an upper bound up to a small factor; generated models need well under a million).
+double estimateWork(const Graph& graph);
+
+/// The reference refuses a graph whose estimateWork exceeds this (minutes of CPU), with a
+/// one-line Error, instead of running for hours on a model read from outside.
+inline constexpr double kWorkBudget = 2e9;
+
 /// Runs a whole graph. `inputs` holds one tensor per runtime input, in graph.inputs()
 /// order. Returns a tensor per value id (empty for values not computed).
-std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs);
+std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget = kWorkBudget);
 /// The graph outputs only, in order.
-std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inputs);
+std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget = kWorkBudget);
 
 /// True when every element is finite and |x| <= limit.
 bool allFinite(const Tensor& t, double limit = 1e30);

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "onnx/defs/schema.h"
+#include "onnx/model_guard.h"
 #include "onnx/tensor_proto.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
@@ -226,6 +227,7 @@ onnx::ModelProto parseModel(const std::string& bytes, const std::string& what) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) throw Error(what + " is not a valid ONNX model (protobuf parse failed)");
   if (!model.has_graph()) throw Error(what + " is not a valid ONNX model (it has no graph)");
+  if (auto problem = guardModel(model)) throw Error(what + " is refused: " + *problem);
   return model;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "onnx/model_guard.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -102,6 +103,7 @@ Tensor fromTensorProto(const onnx::TensorProto& proto) {
   if (proto.data_location() == onnx::TensorProto::EXTERNAL)
     throw Error(what + " keeps its data in an external file, which is not supported");
   if (proto.has_segment()) throw Error(what + " is segmented, which is not supported");
+  if (auto problem = guardTensor(proto)) throw Error(*problem);
   TensorType type{dtypeOfOnnx(proto.data_type(), what), {}};
   for (int64_t dim : proto.dims()) {
     if (dim < 0) throw Error(what + " has a negative dimension");

@@ -198,6 +198,14 @@ void convKernel(KernelArgs& a) {
   for (size_t i = 0; i < y.data.size(); ++i) y.data[i] += b->data[static_cast<size_t>((static_cast<int64_t>(i) / outSize) % m)];
 }
 
+
+// Each result element sums over one filter (C/group x kernel) of operand `w`.
+template <int W>
+double filterWork(const WorkArgs& a) {
+  const TensorType& w = *a.inputs[W];
+  return elementCount(a.outputs[0]) * elementCount(w) / static_cast<double>(std::max<int64_t>(w.shape[0], 1));
+}
+
 }  // namespace
 
 const OpSpec& opConv() {
@@ -220,6 +228,7 @@ const OpSpec& opConv() {
     s.nextInput = nextConvInput;
     s.infer = inferConv;
     s.reference = convKernel;
+    s.work = filterWork<1>;
     return s;
   }();
   return s;

@@ -283,6 +283,14 @@ void convTransposeKernel(KernelArgs& a) {
   } while (nextIndex(i, w.in));
 }
 
+
+// Each input element scatters into one filter's worth (M/group x kernel) of results.
+double scatterWork(const WorkArgs& a) {
+  const TensorType& w = *a.inputs[1];
+  return elementCount(*a.inputs[0]) * elementCount(w) / static_cast<double>(std::max<int64_t>(w.shape[0], 1)) +
+         elementCount(a.outputs[0]);
+}
+
 }  // namespace
 
 const OpSpec& opConvTranspose() {
@@ -307,6 +315,7 @@ const OpSpec& opConvTranspose() {
     s.nextInput = nextConvTransposeInput;
     s.infer = inferConvTranspose;
     s.reference = convTransposeKernel;
+    s.work = scatterWork;
     return s;
   }();
   return s;

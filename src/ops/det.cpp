@@ -80,6 +80,12 @@ bool detUnstable(const KernelArgs& a) {
   return unstable;
 }
 
+// Elimination on each n x n matrix: n^3 steps.
+double eliminationWork(const WorkArgs& a) {
+  const TensorType& x = *a.inputs[0];
+  return elementCount(x) * static_cast<double>(x.shape.back());
+}
+
 }  // namespace
 
 const OpSpec& opDet() {
@@ -93,6 +99,7 @@ const OpSpec& opDet() {
     t.sampleFirst = sampleSquare;
     t.infer = inferDet;
     t.reference = detKernel;
+    t.work = eliminationWork;
     t.unstable = detUnstable;
     return t;
   }();

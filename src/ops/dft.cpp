@@ -269,6 +269,14 @@ void stftKernel(KernelArgs& a) {
     }
 }
 
+// Each result bin sums over a whole signal or frame: at most the input's longest dim.
+double binWork(const WorkArgs& a) {
+  const TensorType& x = *a.inputs[0];
+  int64_t longest = 1;
+  for (int64_t d : x.shape) longest = std::max(longest, d);
+  return elementCount(a.outputs[0]) * static_cast<double>(longest);
+}
+
 }  // namespace
 
 const OpSpec& opDFT() {
@@ -288,6 +296,7 @@ const OpSpec& opDFT() {
     t.nextInput = dftLength;
     t.infer = inferDft;
     t.reference = dftKernel;
+    t.work = binWork;
     t.unstable = nearZeroBin;
     return t;
   }();
@@ -311,6 +320,7 @@ const OpSpec& opSTFT() {
     t.nextInput = stftOperand;
     t.infer = inferStft;
     t.reference = stftKernel;
+    t.work = binWork;
     t.unstable = nearZeroBin;
     return t;
   }();

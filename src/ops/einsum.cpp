@@ -341,6 +341,14 @@ InputPattern einsumOperand(const OpDraft& d) {
   return p;
 }
 
+// The kernel visits every combination of labels: at most the product of the operands' sizes.
+double einsumWork(const WorkArgs& a) {
+  double n = elementCount(a.outputs[0]);
+  for (const TensorType* t : a.inputs)
+    if (t) n *= std::max(elementCount(*t), 1.0);
+  return n;
+}
+
 }  // namespace
 
 const OpSpec& opEinsum() {
@@ -362,6 +370,7 @@ const OpSpec& opEinsum() {
     t.nextInput = einsumOperand;
     t.infer = inferEinsum;
     t.reference = einsumKernel;
+    t.work = einsumWork;
     return t;
   }();
   return s;

@@ -113,6 +113,13 @@ void gemmKernel(KernelArgs& args) {
     }
 }
 
+// Each result element sums over K (A has K x M when transposed).
+double gemmWork(const WorkArgs& a) {
+  const TensorType& x = *a.inputs[0];
+  const int64_t k = x.shape[a.attrs.getInt("transA", 0) ? 0 : 1];
+  return elementCount(a.outputs[0]) * static_cast<double>(k);
+}
+
 }  // namespace
 
 const OpSpec& opGemm() {
@@ -130,6 +137,7 @@ const OpSpec& opGemm() {
     s.nextInput = nextGemmInput;
     s.infer = inferGemm;
     s.reference = gemmKernel;
+    s.work = gemmWork;
     return s;
   }();
   return s;

@@ -55,6 +55,10 @@ void lrnKernel(KernelArgs& a) {
   }
 }
 
+double windowWork(const WorkArgs& a) {
+  return elementCount(a.outputs[0]) * static_cast<double>(std::max<int64_t>(a.attrs.getInt("size", 1), 1));
+}
+
 }  // namespace
 
 const OpSpec& opLRN() {
@@ -70,6 +74,7 @@ const OpSpec& opLRN() {
     s.sampleAttrs = sampleLrnAttrs;
     s.infer = inferLrn;
     s.reference = lrnKernel;
+    s.work = windowWork;
     return s;
   }();
   return s;

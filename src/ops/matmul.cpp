@@ -116,6 +116,12 @@ void matMulKernel(KernelArgs& args) {
   } while (nextIndex(index, p.batch));
 }
 
+// Each result element sums over A's last dim.
+double rowWork(const WorkArgs& a) {
+  const TensorType& x = *a.inputs[0];
+  return elementCount(a.outputs[0]) * static_cast<double>(x.shape.empty() ? 1 : x.shape.back());
+}
+
 }  // namespace
 
 const OpSpec& opMatMul() {
@@ -130,6 +136,7 @@ const OpSpec& opMatMul() {
     s.nextInput = nextMatMulInput;
     s.infer = inferMatMul;
     s.reference = matMulKernel;
+    s.work = rowWork;
     return s;
   }();
   return s;

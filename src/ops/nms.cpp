@@ -184,6 +184,13 @@ bool nmsUnstable(const KernelArgs& a) {
   return unstable;
 }
 
+// Every box of a class is compared with every box kept before it.
+double pairWork(const WorkArgs& a) {
+  const TensorType& boxes = *a.inputs[0];
+  const double perBatch = static_cast<double>(boxes.shape[1]);
+  return a.inputs.size() > 1 && a.inputs[1] ? elementCount(*a.inputs[1]) * perBatch : perBatch * perBatch;
+}
+
 }  // namespace
 
 const OpSpec& opNonMaxSuppression() {
@@ -202,6 +209,7 @@ const OpSpec& opNonMaxSuppression() {
     t.nextInput = nmsOperand;
     t.infer = inferNms;
     t.reference = nmsKernel;
+    t.work = pairWork;
     t.unstable = nmsUnstable;
     return t;
   }();

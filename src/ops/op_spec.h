@@ -117,6 +117,21 @@ struct KernelArgs {
   std::span<Tensor> outputs;
 };
 
+/// What the reference's work estimate sees of a node before running it: operand types
+/// (nullptr for omitted ones), attributes and result types.
+struct WorkArgs {
+  std::span<const TensorType* const> inputs;
+  const Attributes& attrs;
+  std::span<const TensorType> outputs;
+};
+
+/// Elements of a type, as a double (no overflow for absurd shapes).
+inline double elementCount(const TensorType& t) {
+  double n = 1;
+  for (int64_t d : t.shape) n *= static_cast<double>(d);
+  return n;
+}
+
 enum class AttrKind : uint8_t { Int, Float, String, Ints, Floats, Strings };
 
 /// Syntactic domain of one attribute: what a blind generator may write.
@@ -163,6 +178,10 @@ struct OpSpec {
   /// True when the result is too sensitive to float32 rounding of the inputs to compare
   /// (an input within a hair of a rounding, comparison or argmax boundary). nullptr: never.
   bool (*unstable)(const KernelArgs&) = nullptr;
+  /// Elementary steps the reference kernel takes, for the interpreter's work budget, where
+  /// it is far above the operands' and results' sizes (a contraction, a recurrence).
+  /// nullptr: those sizes, times the kernel_shape window when the op has one.
+  double (*work)(const WorkArgs&) = nullptr;
 
   bool isConstantInput(int i) const { return (constantInputs >> i) & 1u; }
   bool isOptionalOutput(size_t i) const { return i < 32 && ((optionalOutputs >> i) & 1u); }

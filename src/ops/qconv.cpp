@@ -211,6 +211,14 @@ OpSpec qconvSpec(std::string_view name, int minInputs, int maxInputs, uint32_t c
   return t;
 }
 
+
+// Each result element sums over one filter (C/group x kernel) of operand `w`.
+template <int W>
+double filterWork(const WorkArgs& a) {
+  const TensorType& w = *a.inputs[W];
+  return elementCount(a.outputs[0]) * elementCount(w) / static_cast<double>(std::max<int64_t>(w.shape[0], 1));
+}
+
 }  // namespace
 
 const OpSpec& opConvInteger() {
@@ -219,6 +227,7 @@ const OpSpec& opConvInteger() {
     t.nextInput = convIntegerOperand;
     t.infer = inferConvInteger;
     t.reference = convIntegerKernel;
+    t.work = filterWork<1>;
     return t;
   }();
   return s;
@@ -230,6 +239,7 @@ const OpSpec& opQLinearConv() {
     t.nextInput = qlinearConvOperand;
     t.infer = inferQLinearConv;
     t.reference = qlinearConvKernel;
+    t.work = filterWork<3>;
     t.unstable = qlinearConvUnstable;
     return t;
   }();

@@ -181,6 +181,12 @@ OpSpec qmatmulSpec(std::string_view name, int inputs, uint32_t constants) {
   return t;
 }
 
+// Each result element sums over A's last dim.
+double rowWork(const WorkArgs& a) {
+  const TensorType& x = *a.inputs[0];
+  return elementCount(a.outputs[0]) * static_cast<double>(x.shape.empty() ? 1 : x.shape.back());
+}
+
 }  // namespace
 
 const OpSpec& opMatMulInteger() {
@@ -189,6 +195,7 @@ const OpSpec& opMatMulInteger() {
     t.nextInput = matMulIntegerOperand;
     t.infer = inferMatMulInteger;
     t.reference = matMulIntegerKernel;
+    t.work = rowWork;
     return t;
   }();
   return s;
@@ -200,6 +207,7 @@ const OpSpec& opQLinearMatMul() {
     t.nextInput = qlinearOperand;
     t.infer = inferQLinearMatMul;
     t.reference = qlinearMatMulKernel;
+    t.work = rowWork;
     t.unstable = qlinearMatMulUnstable;
     return t;
   }();

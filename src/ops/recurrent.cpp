@@ -426,6 +426,13 @@ bool recurrentUnstable(const KernelArgs& a) {
   return gap < kStabilityMargin;
 }
 
+// Each step multiplies the input by W and the state by R, for every sequence and batch row.
+double recurrenceWork(const WorkArgs& a) {
+  const TensorType &x = *a.inputs[0], &w = *a.inputs[1], &r = *a.inputs[2];
+  const double rows = elementCount(x) / static_cast<double>(std::max<int64_t>(x.shape.back(), 1));
+  return rows * (elementCount(w) + elementCount(r));
+}
+
 template <Cell C>
 OpSpec recurrentSpec(std::string_view name) {
   OpSpec t;
@@ -451,6 +458,7 @@ OpSpec recurrentSpec(std::string_view name) {
   t.nextInput = recurrentOperand<C>;
   t.infer = inferRecurrent<C>;
   t.reference = recurrentKernel<C>;
+  t.work = recurrenceWork;
   t.unstable = recurrentUnstable<C>;
   return t;
 }

@@ -13,8 +13,8 @@ def nnfuzz():
     exe = exe if os.path.isabs(exe) else os.path.join(ROOT, exe)
     assert os.path.exists(exe), f"build nnfuzz first ({exe})"
 
-    def run(*args, check=True):
-        r = subprocess.run([exe, *map(str, args)], capture_output=True, text=True)
+    def run(*args, check=True, timeout=None):
+        r = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=timeout)
         if check and r.returncode != 0:
             raise AssertionError(f"nnfuzz {' '.join(map(str, args))} failed ({r.returncode}):\n{r.stderr}")
         return r

@@ -89,6 +89,50 @@ def test_check_reports_corrupt_and_tampered_cases(nnfuzz, tmp_path):
     assert "1 passed" in r.stdout and "2 failed" in r.stdout
 
 
+def _hostile_case(folder, model, inputs):
+    """A case folder holding `model` and `inputs`, with placeholder outputs."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    data = folder / "test_data_set_0"
+    data.mkdir(parents=True)
+    onnx.save(model, str(folder / "model.onnx"))
+    for k, a in enumerate(inputs):
+        (data / f"input_{k}.pb").write_bytes(numpy_helper.from_array(a).SerializeToString())
+    (data / "output_0.pb").write_bytes(numpy_helper.from_array(np.zeros(1, np.float32)).SerializeToString())
+
+
+def test_hostile_models_are_refused_in_one_line_not_run(nnfuzz, tmp_path):
+    """Models that used to pass as valid, hang the reference, or crash ONNX's shape inference."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    opset = [helper.make_opsetid("", 17)]
+    short = TensorProto(name="shape", data_type=TensorProto.INT64, dims=[2], raw_data=b"\x01\x00")
+    g = helper.make_graph([helper.make_node("Reshape", ["x", "shape"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])], [short])
+    _hostile_case(tmp_path / "short_raw", helper.make_model(g, opset_imports=opset), [np.ones((2, 3), np.float32)])
+    g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[1, 1 << 40], pads=[0, (1 << 40) - 1, 0, 0])],
+                          "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    _hostile_case(tmp_path / "huge_window", helper.make_model(g, opset_imports=opset), [np.ones((1, 1, 4, 4), np.float32)])
+    w = numpy_helper.from_array(np.ones((64, 64, 50, 50), np.float32), "w")
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], pads=[300] * 4)], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 200, 200])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
+    _hostile_case(tmp_path / "heavy_conv", helper.make_model(g, opset_imports=opset), [np.ones((1, 64, 200, 200), np.float32)])
+
+    r = nnfuzz("check", tmp_path, check=False, timeout=60)
+    assert r.returncode == 1
+    assert "0 passed" in r.stdout and "3 failed" in r.stdout
+    assert "short_raw: FAIL: " in r.stdout and "has 2 bytes of raw data, its 2 elements need 16" in r.stdout
+    assert "huge_window: FAIL: " in r.stdout and "beyond any window" in r.stdout
+    assert "heavy_conv: FAIL: the reference would take about 5.8e+12 steps" in r.stdout
+    for case in ("short_raw", "huge_window"):
+        r = nnfuzz("reduce", tmp_path / case, "--backends", "onnxruntime", "-o", tmp_path / "r", check=False, timeout=60)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is refused" in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("generator", ["declgen", "randoop"])
 def test_baseline_generators_produce_valid_models(nnfuzz, validate, tmp_path, generator):
     out = tmp_path / generator
