@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -215,11 +216,22 @@ Child::Read Child::readLine(std::string& line, Clock::time_point deadline) {
       return Read::Closed;
     }
     pollfd fds[2] = {{stdout_, POLLIN, 0}, {stderr_, POLLIN, 0}};
-    int ready = ::poll(fds, stderr_ >= 0 ? 2 : 1, millisUntil(deadline));
+    // In slices: a child that died while a process it forked keeps the pipe open never
+    // closes stdout, so its exit is looked for between slices.
+    const auto slice = std::min(deadline, Clock::now() + std::chrono::milliseconds(50));
+    int ready = ::poll(fds, stderr_ >= 0 ? 2 : 1, millisUntil(slice));
     if (ready < 0 && errno != EINTR) return Read::Closed;
-    if (ready == 0 && Clock::now() >= deadline) {
-      drainStderr();
-      return Read::Timeout;
+    if (ready == 0) {
+      if (Clock::now() >= deadline) {
+        drainStderr();
+        return Read::Timeout;
+      }
+      if (wait(Clock::now())) {  // exited; what it wrote before is in the pipe already
+        ssize_t n;
+        while ((n = ::read(stdout_, buf, sizeof buf)) > 0) stdoutBuffer_.append(buf, static_cast<size_t>(n));
+        if (stdoutBuffer_.find('\n') == std::string::npos) closeFd(stdout_);
+      }
+      continue;
     }
     if (stderr_ >= 0 && fds[1].revents) drainStderr();
     if (fds[0].revents) {

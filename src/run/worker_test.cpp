@@ -133,7 +133,11 @@ INSTANTIATE_TEST_SUITE_P(
         Expectation{"segv-convert", RunStatus::Crash, "convert", SIGSEGV, "SIGSEGV during convert"},
         Expectation{"hang-optimize", RunStatus::Timeout, "optimize", 0, "optimize took longer than 0.7 s"},
         Expectation{"stage-then-segv-prepare", RunStatus::Crash, "prepare", SIGSEGV, "SIGSEGV during prepare"},
-        Expectation{"bad-stage", RunStatus::WorkerError, "prepare", 0, "bad stage 'Convert it'"}),
+        Expectation{"bad-stage", RunStatus::WorkerError, "prepare", 0, "bad stage 'Convert it'"},
+        // Faults of the pipe itself.
+        Expectation{"partial-reply", RunStatus::WorkerError, "run", 0, "exited with status 3 during run"},
+        Expectation{"stdout-flood", RunStatus::WorkerError, "run", 0, "reply line too long"},
+        Expectation{"orphan-exit", RunStatus::WorkerError, "run", 0, "exited with status 4 during run"}),
     [](const ::testing::TestParamInfo<Expectation>& info) {
       std::string name = info.param.behaviour;
       for (char& c : name)

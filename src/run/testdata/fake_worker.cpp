@@ -32,7 +32,7 @@ const std::vector<std::string> kModes = {
     "hang-prepare", "hang-run",     "oom-run",      "oom-caught",   "garbage",     "exit-after-hello",
     "exit-run",    "heap-overflow", "stderr-flood", "kill-self",    "f16-output",  "slow-start",
     "no-hello",    "worker-error", "error-convert", "segv-convert", "hang-optimize", "stage-then-segv-prepare",
-    "bad-stage",   "scripted"};
+    "bad-stage",   "partial-reply", "stdout-flood", "orphan-exit", "scripted"};
 
 void send(const json& j) {
   std::cout << j.dump() << "\n" << std::flush;
@@ -165,6 +165,20 @@ int main(int argc, char** argv) {
       if (grandchild == 0) hang();
       std::fprintf(stderr, "grandchild %d\n", static_cast<int>(grandchild));
       hang();
+    }
+    if (mode == "partial-reply") {  // dies in the middle of its JSON line
+      std::cout << R"({"id": )" << id << R"(, "phase": "run", "status": "ok", "outp)" << std::flush;
+      std::_Exit(3);
+    }
+    if (mode == "stdout-flood") {  // 65 MiB on one line, never a newline
+      std::string chunk(1 << 20, 'o');
+      for (int i = 0; i < 65; ++i) std::cout.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      std::cout << std::flush;
+      hang();
+    }
+    if (mode == "orphan-exit") {  // a child that keeps stdout and stderr open outlives the worker
+      if (fork() == 0) hang();
+      std::_Exit(4);
     }
     if (mode == "garbage") {
       std::cout << "Loading model... done (this line is not JSON)\n" << std::flush;
