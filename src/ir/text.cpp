@@ -194,8 +194,9 @@ class Parser {
     if (start == pos_) fail("expected a number");
     return std::string(text_.substr(start, pos_ - start));
   }
-  int64_t integer() {
-    const std::string tok = numberToken();
+  static constexpr int64_t kMaxElements = int64_t{1} << 31;
+  int64_t integer() { return integerToken(numberToken()); }
+  int64_t integerToken(const std::string& tok) const {
     int64_t v = 0;
     auto res = std::from_chars(tok.data(), tok.data() + tok.size(), v);
     if (res.ec != std::errc() || res.ptr != tok.data() + tok.size()) fail("bad integer '" + tok + "'");
@@ -225,7 +226,14 @@ class Parser {
     TensorType t{*dtype, {}};
     expect('[');
     if (!accept(']')) {
-      do t.shape.push_back(integer()); while (accept(','));
+      int64_t elements = 1;
+      do {
+        const int64_t d = integer();
+        if (d < 0) fail("negative dimension " + std::to_string(d));
+        elements = d == 0 || elements == 0 ? 0 : (d > kMaxElements / elements ? kMaxElements + 1 : elements * d);
+        if (elements > kMaxElements) fail("a tensor of more than 2^31 elements");
+        t.shape.push_back(d);
+      } while (accept(','));
       expect(']');
     }
     return t;
@@ -288,12 +296,12 @@ class Parser {
         return fs;
       }
       std::vector<int64_t> is;
-      for (auto& t : toks) is.push_back(std::stoll(t));
+      for (auto& t : toks) is.push_back(integerToken(t));
       return is;
     }
     const std::string tok = numberToken();
     if (tok.find_first_of(".eni") != std::string::npos) return parseToken(tok);
-    return static_cast<int64_t>(std::stoll(tok));
+    return integerToken(tok);
   }
   double parseToken(const std::string& tok) {
     Parser sub(tok);
@@ -314,6 +322,8 @@ class Parser {
         defineNext(graph_.addInput(type), printed[0]);
         return;
       }
+      // Each value takes two characters at least: never allocate more than the text holds.
+      if (type.numel() > static_cast<int64_t>(text_.size() - pos_) / 2 + 1) fail("fewer values than the weight's type needs");
       Tensor data(type);
       expect('[');
       for (int64_t k = 0; k < type.numel(); ++k) {

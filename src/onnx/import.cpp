@@ -204,6 +204,10 @@ Graph importModel(const onnx::ModelProto& model) {
     if (types.empty()) throw Error(where + " has no inputs");
     InferResult r = inferNode(*spec, types, constants, attrs);
     if (!r.ok()) throw InferenceRejected(where + ": " + r.error);
+    for (const TensorType& t : r.types)
+      if (elementCount(t) > static_cast<double>(ModelBudget{}.maxTensorElements))
+        throw Error(where + " makes a tensor " + toString(t) + " of more than " +
+                    std::to_string(ModelBudget{}.maxTensorElements) + " elements");
     if (static_cast<size_t>(node.output_size()) > r.types.size())
       throw Error(where + " has " + std::to_string(node.output_size()) + " outputs, nnfuzz models " +
                   std::to_string(r.types.size()));

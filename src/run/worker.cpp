@@ -20,13 +20,6 @@ namespace nnfuzz {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Worker::Reply {
-  std::string status, type, message;
-  std::string stage;  ///< prepare errors: the step of prepare that failed ("convert", "optimize")
-  double seconds = 0;
-  std::vector<std::string> outputs;
-};
-
 namespace {
 
 double secondsSince(Clock::time_point start) {
@@ -44,14 +37,6 @@ std::string formatSeconds(std::chrono::milliseconds d) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(d.count()) / 1000.0);
   return buf;
-}
-
-std::string clip(const std::string& text, size_t n) { return text.size() <= n ? text : text.substr(0, n) + "..."; }
-
-// A stage name a worker may give for a step of prepare: a short lower-case word.
-bool validStage(const std::string& stage) {
-  return !stage.empty() && stage.size() <= 32 &&
-         std::all_of(stage.begin(), stage.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; });
 }
 
 // Where in prepare a worker that died or hung was: the last "nnfuzz-stage: NAME" line it wrote
@@ -152,20 +137,11 @@ std::string Worker::start() {
     }
   }
   if (problem.empty()) {
-    json hello = json::parse(line, nullptr, false);
-    if (hello.is_discarded() || !hello.is_object() || !hello.contains("hello") || !hello["hello"].is_string()) {
-      problem = "first line is not a hello: " + clip(line, 200);
+    auto parsed = parseHello(line);
+    if (auto* bad = std::get_if<std::string>(&parsed)) {
+      problem = *bad;
     } else {
-      hello_ = Hello{};
-      hello_.name = hello["hello"].get<std::string>();
-      if (hello.contains("version"))
-        hello_.version = hello["version"].is_string() ? hello["version"].get<std::string>() : hello["version"].dump();
-      if (hello.contains("modes") && hello["modes"].is_array())
-        for (const json& m : hello["modes"])
-          if (m.is_string()) hello_.modes.push_back(m.get<std::string>());
-      if (hello.contains("passes") && hello["passes"].is_array())
-        for (const json& p : hello["passes"])
-          if (p.is_string()) hello_.passes.push_back(p.get<std::string>());
+      hello_ = std::get<Hello>(std::move(parsed));
       if (std::find(hello_.modes.begin(), hello_.modes.end(), spec_.mode) == hello_.modes.end())
         problem = "does not offer mode '" + spec_.mode + "'";
     }
@@ -261,7 +237,7 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
 }
 
 // Reads the reply for `phase`; on anything but status "ok" fills `outcome` and returns nullopt.
-std::optional<Worker::Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
+std::optional<Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                                 std::chrono::milliseconds limit) {
   Clock::time_point begin = Clock::now();
   std::string line;
@@ -279,27 +255,12 @@ std::optional<Worker::Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id
       child_.reset();
       return std::nullopt;
   }
-  json j = json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    recordProtocolError(outcome, phase, "not a JSON object: " + clip(line, 200));
+  auto parsed = parseReply(line, id, phase, secondsSince(begin));
+  if (auto* bad = std::get_if<std::string>(&parsed)) {
+    recordProtocolError(outcome, phase, *bad);
     return std::nullopt;
   }
-  Reply reply;
-  try {
-    if (j.value("id", json()).get<uint64_t>() != id) throw Error("wrong id");
-    if (j.value("phase", "") != phase) throw Error("expected phase '" + phase + "', got '" + j.value("phase", "") + "'");
-    reply.status = j.at("status").get<std::string>();
-    reply.type = j.value("type", "");
-    reply.message = j.value("message", "");
-    reply.seconds = j.value("seconds", secondsSince(begin));
-    reply.stage = j.value("stage", "");
-    if (!reply.stage.empty() && (phase != "prepare" || !validStage(reply.stage)))
-      throw Error("bad stage '" + clip(reply.stage, 40) + "' (prepare replies only, a lower-case word)");
-    if (reply.status == "ok" && phase == "run") reply.outputs = j.at("outputs").get<std::vector<std::string>>();
-  } catch (const std::exception& e) {
-    recordProtocolError(outcome, phase, std::string("malformed reply (") + e.what() + "): " + clip(line, 200));
-    return std::nullopt;
-  }
+  Reply reply = std::get<Reply>(std::move(parsed));
   if (reply.status == "ok") return reply;
   (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = reply.seconds;
   outcome.phase = reply.stage.empty() ? phase : reply.stage;

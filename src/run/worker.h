@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "run/protocol.h"
+
 #include "run/outcome.h"
 #include "run/process.h"
 
@@ -46,15 +48,6 @@ struct WorkerSpec {
   /// Where the worker writes outputs; empty = a fresh folder in /dev/shm (else $TMPDIR),
   /// removed at the end.
   std::filesystem::path scratchDir;
-};
-
-/// The worker's first line.
-struct Hello {
-  std::string name, version;
-  std::vector<std::string> modes;
-  /// Optimisation passes this mode can switch off by name ("disable" in a request), most
-  /// specific first; empty when the SUT has no such knob.
-  std::vector<std::string> passes;
 };
 
 /// One worker process for one (backend, mode), restarted as needed; see the file comment.
@@ -88,7 +81,6 @@ class Worker {
   const WorkerSpec& spec() const { return spec_; }
 
  private:
-  struct Reply;
   RunOutcome runCaseOrThrow(const std::filesystem::path& caseDir, const std::vector<std::string>& disable);
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);

@@ -1,0 +1,38 @@
+// config_json.cpp - fuzz target: a generator config from untrusted bytes (targets.h).
+#include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/targets.h"
+#include "gen/config.h"
+#include "support/error.h"
+
+namespace nnfuzz::fuzz {
+
+void configJson(std::string_view text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return;
+  GenConfig config;
+  try {
+    config = applyConfigJson(defaultConfig(), j);
+    validateConfig(config);
+  } catch (const Error&) {
+    return;
+  }
+  // What a run writes as out/config.json must give the same config back.
+  try {
+    const GenConfig again = applyConfigJson(defaultConfig(), configToJson(config));
+    if (configHash(again) != configHash(config)) {
+      std::fprintf(stderr, "config.json does not round-trip:\n%s\n", configToJson(config).dump(1).c_str());
+      std::abort();
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "a valid config's JSON is refused: %s\n", e.what());
+    std::abort();
+  }
+}
+
+}  // namespace nnfuzz::fuzz
+
+NNFUZZ_FUZZ_ENTRY(nnfuzz::fuzz::configJson)
