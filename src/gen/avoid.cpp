@@ -37,7 +37,8 @@ bool AvoidRule::matches(const OpSpec& spec, const std::vector<const TensorType*>
     if (!dtypes.empty() && !containsValue(dtypes, operands[k]->dtype)) return false;
     if (!ranks.empty() && !containsValue(ranks, operands[k]->rank())) return false;
   }
-  for (const auto& [name, values] : attrs) {
+  for (const auto& [attrName, values] : attrs) {
+    const std::string& name = attrName;  // clang 14 cannot capture a structured binding
     auto it = std::find_if(attributes.begin(), attributes.end(), [&](const auto& kv) { return kv.first == name; });
     if (it == attributes.end()) return false;
     if (containsValue(values, std::string("*"))) continue;

@@ -44,5 +44,20 @@ TEST(WorkBudget, HeavyModelsAreRefusedBeforeRunning) {
   EXPECT_NO_THROW(runGraph(light, {Tensor(light.value(light.inputs()[0]).type), Tensor(light.value(light.inputs()[1]).type)}));
 }
 
+TEST(WorkBudget, EinsumCountsEachLabelOnce) {
+  const Graph g = parseGraph(R"(graph {
+  %0 = input f32[64,8]
+  %1 = input f32[8,64]
+  %2 = Einsum(%0, %1) {equation="ij,jk->ik"} : f32[64,64]
+  %3 = input f32[3,4,5]
+  %4 = Einsum(%3) {equation="...ij->...ji"} : f32[3,5,4]
+  return %2, %4
+}
+)");
+  // The product: i, j, k once each (64 * 8 * 64). The transpose visits 3 * 4 * 5 label
+  // combinations, fewer than its operand and result hold (120), which count instead.
+  EXPECT_DOUBLE_EQ(estimateWork(g), 64 * 8 * 64 + 3 * 4 * 5 * 2);
+}
+
 }  // namespace
 }  // namespace nnfuzz

@@ -12,6 +12,7 @@
 // reference walks every combination of letter values in double; products and sums are
 // continuous, so there is no stability check.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <numeric>
 
@@ -341,12 +342,41 @@ InputPattern einsumOperand(const OpDraft& d) {
   return p;
 }
 
-// The kernel visits every combination of labels: at most the product of the operands' sizes.
+// The kernel visits every combination of labels once: the product of each label's dim
+// (the ellipsis counted as its widest broadcast).
 double einsumWork(const WorkArgs& a) {
-  double n = elementCount(a.outputs[0]);
-  for (const TensorType* t : a.inputs)
-    if (t) n *= std::max(elementCount(*t), 1.0);
-  return n;
+  const std::string equation = a.attrs.getString("equation", "");
+  const std::string lhs = equation.substr(0, equation.find("->"));
+  std::map<char, int64_t> dims;
+  double ellipsis = 1;
+  size_t term = 0, start = 0;
+  for (size_t end = 0; end <= lhs.size(); ++end) {
+    if (end < lhs.size() && lhs[end] != ',') continue;
+    if (term < a.inputs.size() && a.inputs[term]) {
+      const Shape& shape = a.inputs[term]->shape;
+      const std::string t = lhs.substr(start, end - start);
+      int letters = 0;
+      for (char c : t) letters += std::isalpha(static_cast<unsigned char>(c)) != 0;
+      size_t axis = 0;
+      for (size_t i = 0; i < t.size() && axis < shape.size(); ++i) {
+        if (t[i] == '.') {
+          const size_t span = shape.size() >= static_cast<size_t>(letters) ? shape.size() - letters : 0;
+          double e = 1;
+          for (size_t k = 0; k < span; ++k) e *= static_cast<double>(shape[axis + k]);
+          ellipsis = std::max(ellipsis, e);
+          axis += span;
+          i += 2;
+        } else if (std::isalpha(static_cast<unsigned char>(t[i]))) {
+          dims[t[i]] = std::max(dims[t[i]], shape[axis++]);
+        }
+      }
+    }
+    ++term;
+    start = end + 1;
+  }
+  double n = ellipsis;
+  for (const auto& [label, d] : dims) n *= static_cast<double>(d);
+  return std::max(n, elementCount(a.outputs[0]));
 }
 
 }  // namespace

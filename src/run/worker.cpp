@@ -104,9 +104,9 @@ SpawnOptions Worker::spawnOptions() const {
       options.env.emplace_back("LD_PRELOAD", existing && *existing ? lib + ":" + existing : lib);
     }
   }
-  for (const auto& [key, value] : spec_.env) {  // the backend's own settings win
-    std::erase_if(options.env, [&](const auto& kv) { return kv.first == key; });
-    options.env.emplace_back(key, value);
+  for (const auto& setting : spec_.env) {  // the backend's own settings win
+    std::erase_if(options.env, [&](const auto& kv) { return kv.first == setting.first; });
+    options.env.push_back(setting);
   }
   return options;
 }
