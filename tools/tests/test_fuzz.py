@@ -73,6 +73,43 @@ def test_kill_minus_nine_then_resume_keeps_every_bug(nnfuzz, tmp_path):
     assert not [p for p in (out / "bugs").iterdir() if p.name.startswith(".")], "a partial bundle was left behind"
 
 
+def test_kill_minus_nine_at_random_points_loses_nothing(nnfuzz, tmp_path):
+    """Six kills at random moments of one campaign, each followed by --resume: the database
+    stays consistent, no recorded bug or test is lost, and no bundle is left half written."""
+    import random
+    rng = random.Random(1234)
+    out = tmp_path / "camp"
+    exe = os.environ.get("NNFUZZ", os.path.join(ROOT, "build", "nnfuzz"))
+    exe = exe if os.path.isabs(exe) else os.path.join(ROOT, exe)
+    backends = buggy_backends(tmp_path)
+    db = out / "campaign.db"
+    bugs, tests = {}, 0
+    for round_ in range(6):
+        args = [exe, "fuzz", "--backends-file", str(backends), "--backends", "buggy", "--minutes", "5", "-o", str(out)]
+        if round_:
+            args.append("--resume")
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 3.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if not db.exists():
+            continue
+        with sqlite3.connect(db) as c:
+            assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            now_tests = c.execute("SELECT COUNT(*) FROM tests").fetchone()[0]
+        now_bugs = bug_rows(db)
+        assert set(bugs) <= set(now_bugs), f"round {round_}: a bug recorded before a kill is gone"
+        assert now_tests >= tests, f"round {round_}: recorded tests went from {tests} to {now_tests}"
+        bugs, tests = now_bugs, now_tests
+        for bundle in bugs.values():
+            assert (out / "bugs" / bundle / "model.onnx").exists() or os.path.exists(os.path.join(bundle, "model.onnx"))
+    assert tests > 0 and bugs, "six rounds of up to 3 s should record tests and bugs"
+    r = nnfuzz("fuzz", "--backends-file", backends, "--backends", "buggy", "--resume", "-n", 3, "--minutes", 0, "-o", out)
+    assert "resuming at test" in r.stdout
+    assert set(bugs) <= set(bug_rows(db))
+    assert not [p for p in (out / "bugs").iterdir() if p.name.startswith(".")], "a partial bundle was left behind"
+
+
 def test_run_prints_a_verdict_per_backend_mode(nnfuzz, tmp_path):
     nnfuzz("gen", "-n", 1, "--seed", 4, "--min-ops", 3, "--max-ops", 8, "-o", tmp_path / "cases")
     r = nnfuzz("run", tmp_path / "cases" / "000000", "--backends", "onnxruntime")
