@@ -70,7 +70,8 @@ struct Shared {
   Culprits& culprits;
   Tally& tally;
   fs::path scratch;
-  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> next{0};  ///< the shard's next position: test shardIndex + next * shardCount
+  int shardIndex = 0, shardCount = 1;
   std::vector<int64_t> redo{};
   std::mutex redoMu{};
   int64_t lastIndex = -1;
@@ -99,7 +100,7 @@ int64_t nextIndex(Shared& s) {
       return index;
     }
   }
-  return s.next++;
+  return s.shardIndex + s.next++ * s.shardCount;
 }
 
 /// A learning source's state, at most once a second (and once at the end).
@@ -263,14 +264,21 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   }
   Shared s{o, config.gen, suts, store, oracle, context, *source, coverage, culprits, tally,
            fs::temp_directory_path() / fmt::format("nnfuzz-{}", ::getpid())};
-  s.next = store.nextTestIndex();
-  s.redo = store.missingTests();
-  const int64_t first = s.next.load();
-  s.lastIndex = o.maxTests >= 0 ? first + o.maxTests - 1 : -1;
+  s.shardIndex = config.shardIndex;
+  s.shardCount = config.shardCount;
+  // Positions in the shard: the next after the highest recorded, and the recorded gaps (a kill
+  // mid-test) that are this shard's.
+  const int64_t highest = store.nextTestIndex() - 1;
+  s.next = highest < s.shardIndex ? 0 : (highest - s.shardIndex) / s.shardCount + 1;
+  for (int64_t index : store.missingTests())
+    if (index % s.shardCount == s.shardIndex) s.redo.push_back(index);
+  const int64_t first = s.shardIndex + s.next.load() * s.shardCount;
+  s.lastIndex = o.maxTests >= 0 ? first + (o.maxTests - 1) * s.shardCount : -1;
   const auto start = Clock::now();
   s.deadline = o.minutes > 0 ? start + std::chrono::milliseconds(static_cast<int64_t>(o.minutes * 60000))
                              : Clock::time_point::max();
-  print(fmt::format("fuzzing {} with {} pipeline(s), tests from {}{}; campaign {}", o.backends, o.jobs, source->name(),
+  print(fmt::format("fuzzing {} with {} pipeline(s), tests from {}{}{}; campaign {}", o.backends, o.jobs, source->name(),
+                    s.shardCount > 1 ? fmt::format(", shard {}/{}", s.shardIndex, s.shardCount) : "",
                     store.resumed() ? fmt::format(", resuming at test {} ({} kept models reloaded)", first, reloaded)
                                     : "",
                     o.out.string()));

@@ -2,6 +2,7 @@
 #include "campaign/campaign_config.h"
 
 #include <fstream>
+#include <tuple>
 
 #include "support/error.h"
 
@@ -20,6 +21,11 @@ CampaignConfig applyCampaignJson(CampaignConfig base, const nlohmann::json& json
   if (rest.contains("mcts")) {
     base.mcts = search::mctsOptionsFromJson(base.mcts, rest["mcts"]);
     rest.erase("mcts");
+  }
+  if (rest.contains("shard")) {
+    if (!rest["shard"].is_string()) throw Error("config: shard must be a string \"I/N\"");
+    std::tie(base.shardIndex, base.shardCount) = parseShard(rest["shard"].get<std::string>());
+    rest.erase("shard");
   }
   base.gen = applyConfigJson(std::move(base.gen), rest);
   return base;
@@ -47,7 +53,27 @@ nlohmann::json campaignConfigToJson(const CampaignConfig& config) {
   nlohmann::json j = configToJson(config.gen);
   j["search"] = config.search;
   j["mcts"] = search::mctsOptionsToJson(config.mcts);
+  if (config.shardCount > 1) j["shard"] = std::to_string(config.shardIndex) + "/" + std::to_string(config.shardCount);
   return j;
+}
+
+std::pair<int, int> parseShard(const std::string& text) {
+  const size_t slash = text.find('/');
+  int index = -1, count = 0;
+  try {
+    size_t used = 0;
+    if (slash != std::string::npos) {
+      index = std::stoi(text.substr(0, slash), &used);
+      if (used != slash) index = -1;
+      count = std::stoi(text.substr(slash + 1), &used);
+      if (used != text.size() - slash - 1) count = 0;
+    }
+  } catch (const std::exception&) {
+    index = -1;
+  }
+  if (index < 0 || count < 1 || index >= count || count > 1000000)
+    throw Error("shard must be I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
+  return {index, count};
 }
 
 }  // namespace nnfuzz::campaign

@@ -3,7 +3,8 @@
 //
 //   "search": "random" | "mcts",                       // random: the generator alone
 //   "mcts": {"tc1": 10, "tc2": 1, "e": 0.7071, "max_children": 3, "subgraph_odds": 0.5,
-//            "reward": "gain" | "success"}
+//            "reward": "gain" | "success"},
+//   "shard": "I/N"                                     // run tests I, I+N, I+2N, ... only
 //
 // Everything else is the generator's (gen/config.h). The effective config, both parts, is
 // what the campaign database records, so a resumed campaign uses its own.
@@ -22,7 +23,12 @@ struct CampaignConfig {
   GenConfig gen;
   std::string search = "random";
   search::MctsOptions mcts;
+  /// This campaign runs the tests whose index is shardIndex modulo shardCount (1: all).
+  int shardIndex = 0, shardCount = 1;
 };
+
+/// "I/N" as (I, N); throws nnfuzz::Error unless 0 <= I < N.
+std::pair<int, int> parseShard(const std::string& text);
 
 /// The built-in default (the generator's default, random search).
 CampaignConfig defaultCampaignConfig();

@@ -22,7 +22,7 @@ extern "C" void onStopSignal(int) { gStop = true; }
 struct FuzzFlags {
   campaign::CampaignOptions options;
   double prepareSeconds = 60, runSeconds = 30, memoryGb = 4;
-  std::string generator, search;
+  std::string generator, search, shard;
   uint64_t seed = 1;
   bool seedGiven = false;
   int minOps = 0, maxOps = 0;
@@ -40,6 +40,7 @@ void runFuzz(FuzzFlags& f) {
   if (f.seedGiven) o.overrides["seed"] = f.seed;
   if (f.minOps > 0) o.overrides["min_ops"] = f.minOps;
   if (f.maxOps > 0) o.overrides["max_ops"] = f.maxOps;
+  if (!f.shard.empty()) o.overrides["shard"] = f.shard;
   o.liveProgress = ::isatty(STDOUT_FILENO);
   o.print = [](const std::string& line) {
     fmt::print("{}\n", line);
@@ -75,6 +76,8 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph (default: the config's)");
   cmd->add_option("--search", f->search, "how tests are chosen: random | mcts (Luo's block chooser)");
   addGraphFlags(cmd, f->graph);
+  cmd->add_option("--shard", f->shard,
+                  "run only tests I, I+N, I+2N, ... of the campaign (I/N; nnfuzz merge folds the shards)");
   cmd->add_option("--min-ops", f->minOps, "fewest operators per model (default: the config's)");
   cmd->add_option("--max-ops", f->maxOps, "most operators per model (default: the config's)");
   cmd->add_option("--policy", o->policy, "comparison policy: allclose | luo")->capture_default_str();

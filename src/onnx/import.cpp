@@ -1,6 +1,8 @@
 // import.cpp - onnx::ModelProto -> GraphIR (rules in import.h).
 #include "onnx/import.h"
 
+#include <algorithm>
+#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -43,7 +45,15 @@ const char* attrTypeName(int type) {
   }
 }
 
+// ONNX attribute names are identifiers; anything else could not be written as text IR.
+bool isIdentifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 AttrValue attrValue(const onnx::AttributeProto& a, const std::string& where) {
+  if (!isIdentifier(a.name())) throw Error(where + " has an attribute whose name is not an identifier");
   if (!a.ref_attr_name().empty())
     throw Error(where + " attribute '" + a.name() + "' refers to a function attribute, which is not supported");
   switch (a.type()) {
