@@ -23,6 +23,13 @@ ort.set_default_logger_severity(3)
 
 
 def load_tensors(folder, prefix):
+    """(name, array) of a data set's inputs or outputs, packed (inputs.pb: a SequenceProto) or not."""
+    packed = os.path.join(folder, f"{prefix}s.pb")
+    if os.path.exists(packed):
+        seq = onnx.SequenceProto()
+        with open(packed, "rb") as f:
+            seq.ParseFromString(f.read())
+        return [(t.name, onnx.numpy_helper.to_array(t)) for t in seq.tensor_values]
     files = sorted(glob.glob(os.path.join(folder, f"{prefix}_*.pb")),
                    key=lambda p: int(p.rsplit("_", 1)[1].split(".")[0]))
     out = []

@@ -131,8 +131,28 @@ def _error_reply(req_id, phase, exc, seconds):
     return reply
 
 
+def read_case_tensors(data_dir, kind):
+    """The TensorProtos of a data set's inputs or outputs (kind "input" or "output"): packed in
+    one SequenceProto (inputs.pb, nnfuzz's default) or one input_N.pb each (ONNX's layout)."""
+    import onnx
+
+    packed = os.path.join(data_dir, f"{kind}s.pb")
+    if os.path.exists(packed):
+        seq = onnx.SequenceProto()
+        with open(packed, "rb") as f:
+            seq.ParseFromString(f.read())
+        return list(seq.tensor_values)
+    protos = []
+    while os.path.exists(os.path.join(data_dir, f"{kind}_{len(protos)}.pb")):
+        proto = onnx.TensorProto()
+        with open(os.path.join(data_dir, f"{kind}_{len(protos)}.pb"), "rb") as f:
+            proto.ParseFromString(f.read())
+        protos.append(proto)
+    return protos
+
+
 def read_case(case_dir, model):
-    """Loads test_data_set_0/input_N.pb as numpy arrays matched to the model's runtime inputs.
+    """Loads test_data_set_0's inputs (either layout) as numpy arrays matched to the model's runtime inputs.
     Tensors are matched by name when the names agree (our cases and ONNX's name them), else
     by position; a dtype or shape that disagrees with the model is a HarnessError: casting
     silently would test a different model."""
@@ -142,14 +162,7 @@ def read_case(case_dir, model):
     initializers = {t.name for t in model.graph.initializer}
     inputs = [i for i in model.graph.input if i.name not in initializers]
     data_dir = os.path.join(case_dir, "test_data_set_0")
-    arrays = []
-    n = 0
-    while os.path.exists(os.path.join(data_dir, f"input_{n}.pb")):
-        proto = onnx.TensorProto()
-        with open(os.path.join(data_dir, f"input_{n}.pb"), "rb") as f:
-            proto.ParseFromString(f.read())
-        arrays.append((proto.name, numpy_helper.to_array(proto)))
-        n += 1
+    arrays = [(proto.name, numpy_helper.to_array(proto)) for proto in read_case_tensors(data_dir, "input")]
     if len(arrays) != len(inputs):
         raise HarnessError(f"the model has {len(inputs)} runtime inputs, the case {len(arrays)}")
     by_name = {name: arr for name, arr in arrays}

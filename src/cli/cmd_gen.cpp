@@ -44,6 +44,7 @@ struct GenOptions {
   bool force = false;
   bool onnxCheck = false;
   bool keepIfNew = false;
+  std::string layout = "packed";
   GraphFlags graph;
 };
 
@@ -98,6 +99,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   if (o.count < 0) throw Error("-n must be >= 0");
   if (o.first < 0) throw Error("--first must be >= 0");
   if (o.jobs < 1) throw Error("-j must be >= 1");
+  const CaseLayout layout = caseLayoutNamed(o.layout);
   prepareOutDir(o);
   {
     std::ofstream cfg(fs::path(o.outDir) / "config.json");
@@ -135,7 +137,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
       }
       const fs::path dir = fs::path(o.outDir) / caseName(index);
       if (o.force) fs::remove_all(dir);
-      writeCase(dir, c.graph, c.inputs, c.outputs, caseMeta(config, hash, index, c), config.opset);
+      writeCase(dir, c.graph, c.inputs, c.outputs, caseMeta(config, hash, index, c), config.opset, layout);
       std::lock_guard lock(mu);
       for (const auto& op : c.opTypes()) opTypes.insert(op);
       nodes += static_cast<int64_t>(c.graph.numNodes());
@@ -185,6 +187,11 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("-o,--out", opts->outDir, "output folder")->required();
   cmd->add_option("-j,--jobs", opts->jobs, "parallel generator threads")->capture_default_str();
   cmd->add_flag("--force", opts->force, "write into a folder that already holds cases");
+  cmd->add_option("--layout", opts->layout,
+                  "test data: packed (inputs.pb + outputs.pb, 4 files a case) or onnx (a .pb per tensor, "
+                  "ONNX's backend-test layout)")
+      ->check(CLI::IsMember({"packed", "onnx"}))
+      ->capture_default_str();
   cmd->add_flag("--onnx-check", opts->onnxCheck, "also run the ONNX checker and shape inference on every case");
   cmd->add_flag("--keep-if-new-coverage", opts->keepIfNew,
                 "write a case only if it adds Luo coverage over the default corpus (Luo's Algorithm 1); -n then "

@@ -31,6 +31,7 @@ struct MutateOptions {
   std::string outDir;
   int count = 10;
   uint64_t seed = 1;
+  std::string layout = "packed";
 };
 
 /// Draws per mutant before giving up on it.
@@ -89,7 +90,8 @@ void runMutate(const MutateOptions& o) {
     meta["case_index"] = i;
     meta["mutations"] = mutant->mutations;
     meta["replay"] = fmt::format("nnfuzz mutate {} --seed {} -n {} -o DIR", o.caseDir, o.seed, i + 1);
-    writeCase(fs::path(o.outDir) / fmt::format("{:06d}", i), mutant->graph, mutant->inputs, mutant->outputs, meta);
+    writeCase(fs::path(o.outDir) / fmt::format("{:06d}", i), mutant->graph, mutant->inputs, mutant->outputs, meta,
+              kDefaultOpset, caseLayoutNamed(o.layout));
     ++written;
   }
   fmt::print("wrote {} mutants of {} into {} ({} draws)\n", written, o.caseDir, o.outDir, draws);
@@ -102,6 +104,9 @@ void addMutateCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("mutate", "Write K valid mutants of a case folder (tensor shape, parameter, node mutations)");
   cmd->add_option("case", opts->caseDir, "case folder (model.onnx + test_data_set_0)")->required()->check(CLI::ExistingDirectory);
   cmd->add_option("-o,--out", opts->outDir, "output folder")->required();
+  cmd->add_option("--layout", opts->layout, "test data: packed or onnx (see nnfuzz gen)")
+      ->check(CLI::IsMember({"packed", "onnx"}))
+      ->capture_default_str();
   cmd->add_option("-n,--count", opts->count, "number of mutants")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "seed (mutant i uses a seed derived from it and i)")->capture_default_str();
   cmd->callback([opts] { runMutate(*opts); });

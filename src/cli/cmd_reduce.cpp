@@ -28,6 +28,7 @@ struct ReduceCommandOptions {
   std::string policy = "allclose";
   size_t maxTries = 200;
   double budgetSeconds = 600;
+  std::string layout = "packed";
 };
 
 int modelOpset(const onnx::ModelProto& model) {
@@ -78,7 +79,7 @@ void reduceOne(const ReduceCommandOptions& o) {
     const fs::path dir = fs::path(o.out) / name;
     fs::remove_all(dir);
     const BundleCase& c = reduced->bcase;
-    writeCase(dir, *c.graph, c.inputs, c.expected, c.meta, settings.opset);
+    writeCase(dir, *c.graph, c.inputs, c.expected, c.meta, settings.opset, caseLayoutNamed(o.layout));
     const auto& info = c.meta["reduced"];
     fmt::print("  reduced {} -> {} nodes in {} runs{}: {}\n", info["from_nodes"].get<size_t>(),
                info["to_nodes"].get<size_t>(), info["tries"].get<size_t>(),
@@ -98,6 +99,9 @@ void addReduceCommand(CLI::App& app) {
       "reduce", "Shrink a failing case to the smallest sub-model that fails the same way, per backend/mode");
   cmd->add_option("CASE_DIR", o->caseDir, "a case folder (model.onnx + test_data_set_0)")->required();
   cmd->add_option("-o,--out", o->out, "where reduced case folders go")->required();
+  cmd->add_option("--layout", o->layout, "test data: packed or onnx (see nnfuzz gen)")
+      ->check(CLI::IsMember({"packed", "onnx"}))
+      ->capture_default_str();
   cmd->add_option("--backends", o->backends, "comma-separated SUTs")->capture_default_str();
   cmd->add_option("--backends-file", o->backendsFile, "extra backend definitions");
   cmd->add_option("--policy", o->policy, "allclose | luo")->capture_default_str();

@@ -11,6 +11,7 @@
 #include "onnx/compare.h"
 #include "onnx/import.h"
 #include "onnx/model_check.h"
+#include "onnx/onnx-data.pb.h"
 #include "onnx/tensor_proto.h"
 #include "ops/registry.h"
 #include "support/error.h"
@@ -25,6 +26,54 @@ const char* const kDataSet = "test_data_set_0";
 
 fs::path pbPath(const fs::path& set, const char* kind, size_t k) {
   return set / (std::string(kind) + "_" + std::to_string(k) + ".pb");
+}
+
+// The packed file of a kind: "inputs.pb" / "outputs.pb".
+fs::path packedPath(const fs::path& set, const char* kind) { return set / (std::string(kind) + "s.pb"); }
+
+void writePacked(const fs::path& path, const std::vector<Tensor>& tensors, const onnx::GraphProto& g, bool inputs) {
+  onnx::SequenceProto seq;
+  seq.set_name(path.stem().string());
+  seq.set_elem_type(onnx::SequenceProto::TENSOR);
+  for (size_t k = 0; k < tensors.size(); ++k)
+    *seq.add_tensor_values() =
+        toTensorProto(tensors[k], inputs ? g.input(static_cast<int>(k)).name() : g.output(static_cast<int>(k)).name());
+  std::string bytes;
+  if (!seq.SerializeToString(&bytes)) throw Error("cannot serialize " + path.string());
+  writeFileBytes(path, bytes);
+}
+
+// One tensor of a data set, as stored, with a label for messages ("input_0.pb", "inputs.pb[0]"):
+// in a packed file (proto), or its own file, parsed on demand (it may hold a sequence).
+struct StoredTensor {
+  std::string label;
+  fs::path file;
+  onnx::TensorProto proto;
+
+  onnx::TensorProto load() const {
+    if (file.empty()) return proto;
+    onnx::TensorProto parsed;
+    if (!parsed.ParseFromString(readFileBytes(file))) throw Error(file.string() + " is not a serialized TensorProto");
+    return parsed;
+  }
+};
+
+// Every tensor of a kind ("input", "output") of a data set, from whichever layout it uses.
+std::vector<StoredTensor> storedTensors(const fs::path& set, const char* kind) {
+  std::vector<StoredTensor> out;
+  const fs::path packed = packedPath(set, kind);
+  std::error_code ec;
+  if (fs::exists(packed, ec)) {
+    onnx::SequenceProto seq;
+    if (!seq.ParseFromString(readFileBytes(packed)))
+      throw Error(packed.string() + " is not a serialized SequenceProto");
+    for (int k = 0; k < seq.tensor_values_size(); ++k)
+      out.push_back({packed.filename().string() + "[" + std::to_string(k) + "]", {}, seq.tensor_values(k)});
+    return out;
+  }
+  for (size_t k = 0; fs::exists(pbPath(set, kind, k), ec); ++k)
+    out.push_back({pbPath(set, kind, k).filename().string(), pbPath(set, kind, k), {}});
+  return out;
 }
 
 void checkTensors(const char* what, const std::vector<Tensor>& tensors, const Graph& graph,
@@ -60,18 +109,6 @@ std::optional<std::string> protoMatches(const onnx::TensorProto& t, const onnx::
   return std::nullopt;
 }
 
-onnx::TensorProto readProto(const fs::path& path) {
-  onnx::TensorProto proto;
-  if (!proto.ParseFromString(readFileBytes(path))) throw Error(path.string() + " is not a serialized TensorProto");
-  return proto;
-}
-
-// The *_N.pb files of a data set, N = 0, 1, ... while they exist.
-std::vector<fs::path> pbFiles(const fs::path& set, const char* kind) {
-  std::vector<fs::path> files;
-  for (size_t k = 0; fs::exists(pbPath(set, kind, k)); ++k) files.push_back(pbPath(set, kind, k));
-  return files;
-}
 
 // Why our reference cannot be trusted on this model, or nullopt.
 std::optional<std::string> rerunBlocker(const onnx::ModelProto& model) {
@@ -93,8 +130,14 @@ std::optional<std::string> rerunBlocker(const onnx::ModelProto& model) {
 
 }  // namespace
 
+CaseLayout caseLayoutNamed(const std::string& name) {
+  if (name == "packed") return CaseLayout::Packed;
+  if (name == "onnx") return CaseLayout::Onnx;
+  throw Error("unknown case layout '" + name + "' (known: packed, onnx)");
+}
+
 void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Tensor>& inputs,
-               const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset) {
+               const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset, CaseLayout layout) {
   checkTensors("input", inputs, graph, graph.inputs());
   checkTensors("output", expected, graph, graph.outputs());
   const onnx::ModelProto model = exportModel(graph, opset);
@@ -113,10 +156,15 @@ void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Ten
     const fs::path set = temp / kDataSet;
     if (!fs::create_directory(set, ec) || ec) throw Error("cannot create " + set.string());
     const auto& g = model.graph();
-    for (size_t k = 0; k < inputs.size(); ++k)
-      writeTensorFile(pbPath(set, "input", k), inputs[k], g.input(static_cast<int>(k)).name());
-    for (size_t k = 0; k < expected.size(); ++k)
-      writeTensorFile(pbPath(set, "output", k), expected[k], g.output(static_cast<int>(k)).name());
+    if (layout == CaseLayout::Packed) {
+      writePacked(packedPath(set, "input"), inputs, g, true);
+      writePacked(packedPath(set, "output"), expected, g, false);
+    } else {
+      for (size_t k = 0; k < inputs.size(); ++k)
+        writeTensorFile(pbPath(set, "input", k), inputs[k], g.input(static_cast<int>(k)).name());
+      for (size_t k = 0; k < expected.size(); ++k)
+        writeTensorFile(pbPath(set, "output", k), expected[k], g.output(static_cast<int>(k)).name());
+    }
     writeFileBytes(temp / "meta.json", meta.dump(2) + "\n");
     fs::rename(temp, dir, ec);
     if (ec) throw Error("cannot move the case into " + dir.string() + ": " + ec.message());
@@ -138,9 +186,17 @@ CaseData readCase(const fs::path& dir) {
   const fs::path set = dir / kDataSet;
   std::error_code ec;
   if (!fs::is_directory(set, ec)) throw Error(dir.string() + " has no " + kDataSet + " folder");
-  for (const auto& p : pbFiles(set, "input")) c.inputs.push_back(readTensorFile(p, &c.inputNames.emplace_back()));
-  for (const auto& p : pbFiles(set, "output"))
-    c.expected.push_back(readTensorFile(p, &c.outputNames.emplace_back()));
+  auto decode = [&](const StoredTensor& t, std::vector<Tensor>& into, std::vector<std::string>& names) {
+    const onnx::TensorProto proto = t.load();
+    try {
+      into.push_back(fromTensorProto(proto));
+    } catch (const Error& e) {
+      throw Error((set / t.label).string() + ": " + e.what());
+    }
+    names.push_back(proto.name());
+  };
+  for (const StoredTensor& t : storedTensors(set, "input")) decode(t, c.inputs, c.inputNames);
+  for (const StoredTensor& t : storedTensors(set, "output")) decode(t, c.expected, c.outputNames);
   if (fs::exists(dir / "meta.json", ec)) {
     try {
       c.meta = nlohmann::json::parse(readFileBytes(dir / "meta.json"));
@@ -202,7 +258,7 @@ CaseCheck checkCase(const fs::path& dir) {
 
     for (const fs::path& set : sets) {
       const std::string setName = set.filename().string(), where = setName + "/";
-      const auto inFiles = pbFiles(set, "input"), outFiles = pbFiles(set, "output");
+      const auto inFiles = storedTensors(set, "input"), outFiles = storedTensors(set, "output");
       if (inFiles.size() != ins.size())
         return fail(setName + " has " + std::to_string(inFiles.size()) + " inputs, the model " +
                     std::to_string(ins.size()));
@@ -211,15 +267,15 @@ CaseCheck checkCase(const fs::path& dir) {
                     std::to_string(outs.size()));
       r.inputs = static_cast<int>(ins.size());
       r.outputs = static_cast<int>(outs.size());
-      auto matchAll = [&](const std::vector<fs::path>& files, const std::vector<const onnx::ValueInfoProto*>& decl,
+      auto matchAll = [&](const std::vector<StoredTensor>& files, const std::vector<const onnx::ValueInfoProto*>& decl,
                           std::vector<Tensor>* decoded) -> std::optional<std::string> {
         for (size_t k = 0; k < files.size(); ++k) {
-          const std::string file = where + files[k].filename().string();
+          const std::string file = where + files[k].label;
           if (!decl[k]->type().has_tensor_type()) {  // a SequenceProto, OptionalProto, ...: not checked
             addNote("'" + decl[k]->name() + "' is not a tensor, its data is not checked");
             continue;
           }
-          const onnx::TensorProto proto = readProto(files[k]);
+          const onnx::TensorProto proto = files[k].load();
           if (!proto.name().empty() && proto.name() != decl[k]->name())
             return file + " is named '" + proto.name() + "', the model's is '" + decl[k]->name() + "'";
           if (auto problem = protoMatches(proto, *decl[k])) return file + " " + *problem;
@@ -241,7 +297,7 @@ CaseCheck checkCase(const fs::path& dir) {
       for (size_t k = 0; k < expected.size(); ++k) {
         const CompareResult c = compareTensors(actual[k], expected[k], Tolerance{1e-3, 1e-4});
         if (!c.ok)
-          return fail(where + outFiles[k].filename().string() + " ('" + outs[k]->name() +
+          return fail(where + outFiles[k].label + " ('" + outs[k]->name() +
                       "') differs from the nnfuzz reference: " + c.problem);
       }
     }

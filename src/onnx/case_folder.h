@@ -1,9 +1,15 @@
-// case_folder.h - test cases on disk in the ONNX backend-test layout.
+// case_folder.h - test cases on disk, in one of two layouts.
 //
 //   DIR/model.onnx
-//   DIR/test_data_set_0/input_N.pb, output_N.pb   (TensorProtos named as the model's
-//                                                   runtime inputs and outputs)
+//   DIR/test_data_set_0/inputs.pb, outputs.pb     (packed, the default: each an onnx
+//                                                   SequenceProto of the TensorProtos below)
+//   DIR/test_data_set_0/input_N.pb, output_N.pb   (the ONNX backend-test layout: TensorProtos
+//                                                   named as the model's runtime inputs and outputs)
 //   DIR/meta.json                                   (nnfuzz's metadata; other tools' cases lack it)
+//
+// The packed layout keeps a case at four files however many tensors it has (the ONNX one
+// writes one per tensor, which dominates the cost of a case on a real disk); every nnfuzz
+// command and worker reads both, and `--layout onnx` writes what any ONNX tool replays.
 //
 // writeCase is atomic: it writes a hidden sibling folder (.NAME.partial-PID-K) and renames
 // it to DIR at the end, so a crash never leaves a half-written folder that looks like a
@@ -23,18 +29,23 @@
 
 namespace nnfuzz {
 
+enum class CaseLayout { Packed, Onnx };
+/// "packed" or "onnx"; one-line Error otherwise.
+CaseLayout caseLayoutNamed(const std::string& name);
+
 /// Writes a case folder; `inputs` follow graph.inputs(), `expected` graph.outputs().
 /// Throws a one-line Error (and leaves nothing behind) when the tensors do not fit the
 /// graph, DIR already exists, or DIR cannot be written.
 void writeCase(const std::filesystem::path& dir, const Graph& graph, const std::vector<Tensor>& inputs,
-               const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset = kDefaultOpset);
+               const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset = kDefaultOpset,
+               CaseLayout layout = CaseLayout::Packed);
 
 struct CaseData {
   onnx::ModelProto model;
   std::optional<Graph> graph;  ///< the imported model, when every op is supported
   std::string importProblem;   ///< why graph is empty
-  std::vector<Tensor> inputs;  ///< test_data_set_0/input_N.pb
-  std::vector<Tensor> expected;  ///< test_data_set_0/output_N.pb
+  std::vector<Tensor> inputs;    ///< test_data_set_0's inputs (either layout)
+  std::vector<Tensor> expected;  ///< test_data_set_0's outputs
   std::vector<std::string> inputNames, outputNames;  ///< the TensorProtos' names
   std::optional<nlohmann::json> meta;  ///< meta.json, if present
 };

@@ -1,10 +1,12 @@
 // case_folder_test.cpp - writeCase is atomic, readCase reads back, checkCase catches tampering.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "interp/interpreter.h"
 #include "onnx/case_folder.h"
+#include "onnx/onnx-data.pb.h"
 #include "onnx/tensor_proto.h"
 #include "support/error.h"
 
@@ -50,9 +52,37 @@ class CaseFolder : public ::testing::Test {
   std::vector<Tensor> inputs, expected;
 };
 
+// Every file under `dir`, relative, sorted.
+std::vector<std::string> filesUnder(const fs::path& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(fs::relative(e.path(), dir).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST_F(CaseFolder, PackedLayoutIsFourFilesAndReadsAsTheOnnxOne) {
+  writeCase(root / "packed", graph, inputs, expected, {{"seed", 7}});
+  writeCase(root / "onnx", graph, inputs, expected, {{"seed", 7}}, kDefaultOpset, CaseLayout::Onnx);
+  EXPECT_EQ(filesUnder(root / "packed"), (std::vector<std::string>{"meta.json", "model.onnx", "test_data_set_0/inputs.pb",
+                                                                    "test_data_set_0/outputs.pb"}));
+  EXPECT_EQ(filesUnder(root / "onnx").size(), 2u + 2u + 3u);
+  const CaseData p = readCase(root / "packed"), o = readCase(root / "onnx");
+  EXPECT_EQ(p.inputs, o.inputs);
+  EXPECT_EQ(p.expected, o.expected);
+  EXPECT_EQ(p.inputNames, o.inputNames);
+  EXPECT_EQ(p.outputNames, o.outputNames);
+  const CaseCheck check = checkCase(root / "packed");
+  EXPECT_TRUE(check.ok && check.rerun) << check.problem << check.note;
+  EXPECT_EQ(check.inputs, 2);
+  EXPECT_EQ(check.outputs, 3);
+  EXPECT_EQ(caseLayoutNamed("onnx"), CaseLayout::Onnx);
+  EXPECT_THROW(caseLayoutNamed("npz"), Error);
+}
+
 TEST_F(CaseFolder, WriteReadCheck) {
   const fs::path dir = root / "case_1";
-  writeCase(dir, graph, inputs, expected, {{"seed", 7}, {"generator", "nnfuzz"}});
+  writeCase(dir, graph, inputs, expected, {{"seed", 7}, {"generator", "nnfuzz"}}, kDefaultOpset, CaseLayout::Onnx);
   EXPECT_EQ(entries(), std::vector<std::string>{"case_1"});  // no temp folder left
   EXPECT_TRUE(fs::exists(dir / "model.onnx"));
   EXPECT_TRUE(fs::exists(dir / "test_data_set_0" / "input_1.pb"));
@@ -81,9 +111,28 @@ TEST_F(CaseFolder, WriteReadCheck) {
   EXPECT_EQ(fs::directory_iterator(root / "sub")->path().filename(), "case_2");
 }
 
+TEST_F(CaseFolder, TamperedPackedOutputFails) {
+  const fs::path dir = root / "case_p";
+  writeCase(dir, graph, inputs, expected, nlohmann::json::object());
+  const fs::path outputs = dir / "test_data_set_0" / "outputs.pb";
+  std::string bytes = readFileBytes(outputs);
+  onnx::SequenceProto seq;
+  ASSERT_TRUE(seq.ParseFromString(bytes));
+  Tensor wrong = expected[1];
+  wrong.data[0] += 1;
+  *seq.mutable_tensor_values(1) = toTensorProto(wrong, "output_1");
+  writeFileBytes(outputs, seq.SerializeAsString());
+  const CaseCheck check = checkCase(dir);
+  EXPECT_FALSE(check.ok);
+  EXPECT_NE(check.problem.find("outputs.pb[1]"), std::string::npos) << check.problem;
+  writeFileBytes(outputs, "not a sequence");
+  EXPECT_FALSE(checkCase(dir).ok);
+  EXPECT_THROW(readCase(dir), Error);
+}
+
 TEST_F(CaseFolder, TamperedOutputFails) {
   const fs::path dir = root / "case_t";
-  writeCase(dir, graph, inputs, expected, nlohmann::json::object());
+  writeCase(dir, graph, inputs, expected, nlohmann::json::object(), kDefaultOpset, CaseLayout::Onnx);
   Tensor wrong = expected[0];
   wrong.data[4] += 0.01;
   writeTensorFile(dir / "test_data_set_0" / "output_0.pb", wrong, "output_0");

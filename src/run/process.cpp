@@ -164,6 +164,7 @@ Child& Child::operator=(Child&& other) noexcept {
   reaped_ = other.reaped_;
   exit_ = other.exit_;
   stdoutBuffer_ = std::move(other.stdoutBuffer_);
+  scannedUpTo_ = other.scannedUpTo_;
   stderrTail_ = std::move(other.stderrTail_);
   return *this;
 }
@@ -203,7 +204,8 @@ void Child::drainStderr() {
 Child::Read Child::readLine(std::string& line, Clock::time_point deadline) {
   char buf[65536];
   for (;;) {
-    size_t newline = stdoutBuffer_.find('\n');
+    size_t newline = stdoutBuffer_.find('\n', scannedUpTo_);
+    scannedUpTo_ = newline == std::string::npos ? stdoutBuffer_.size() : 0;
     if (newline != std::string::npos) {
       line = stdoutBuffer_.substr(0, newline);
       stdoutBuffer_.erase(0, newline + 1);
@@ -229,7 +231,7 @@ Child::Read Child::readLine(std::string& line, Clock::time_point deadline) {
       if (wait(Clock::now())) {  // exited; what it wrote before is in the pipe already
         ssize_t n;
         while ((n = ::read(stdout_, buf, sizeof buf)) > 0) stdoutBuffer_.append(buf, static_cast<size_t>(n));
-        if (stdoutBuffer_.find('\n') == std::string::npos) closeFd(stdout_);
+        if (stdoutBuffer_.find('\n', scannedUpTo_) == std::string::npos) closeFd(stdout_);
       }
       continue;
     }

@@ -94,6 +94,7 @@ class Child {
   bool killed_ = false, reaped_ = false;
   ExitInfo exit_;
   std::string stdoutBuffer_;
+  size_t scannedUpTo_ = 0;  ///< stdoutBuffer_ holds no '\n' before this: a long line is scanned once
   std::string stderrTail_;
 };
 

@@ -30,7 +30,7 @@ def test_same_seed_gives_byte_identical_cases_whatever_the_job_count(nnfuzz, tmp
         if case == "config.json":
             assert filecmp.cmp(a / case, b / case, shallow=False)
             continue
-        for rel in ["model.onnx", "meta.json", "test_data_set_0/output_0.pb"]:
+        for rel in ["model.onnx", "meta.json", "test_data_set_0/inputs.pb", "test_data_set_0/outputs.pb"]:
             assert filecmp.cmp(a / case / rel, b / case / rel, shallow=False), f"{case}/{rel} differs"
     assert not cmp.diff_files
 
@@ -73,9 +73,25 @@ def test_bad_inputs_give_one_clear_line(nnfuzz, tmp_path):
     assert not any(p.name.isdigit() for p in tmp_path.rglob("*") if p.is_dir())
 
 
+def test_the_packed_layout_is_four_files_and_reads_as_the_onnx_one(nnfuzz, validate, tmp_path):
+    packed, plain = tmp_path / "packed", tmp_path / "onnx"
+    nnfuzz("gen", "-n", 30, "--seed", 8, "-o", packed)
+    nnfuzz("gen", "-n", 30, "--seed", 8, "--layout", "onnx", "-o", plain)
+    for case in (p for p in sorted(os.listdir(packed)) if p != "config.json"):
+        files = sorted(os.path.relpath(os.path.join(d, f), packed / case)
+                       for d, _, fs in os.walk(packed / case) for f in fs)
+        assert files == ["meta.json", "model.onnx", "test_data_set_0/inputs.pb", "test_data_set_0/outputs.pb"]
+        assert filecmp.cmp(packed / case / "model.onnx", plain / case / "model.onnx", shallow=False)
+    assert "30 passed" in nnfuzz("check", packed).stdout
+    r = validate(packed)
+    assert r.returncode == 0, r.stdout[-2000:]
+    r = nnfuzz("gen", "-n", 1, "--layout", "npz", "-o", tmp_path / "bad", check=False)
+    assert r.returncode != 0 and "npz" in r.stderr
+
+
 def test_check_reports_corrupt_and_tampered_cases(nnfuzz, tmp_path):
     out = tmp_path / "cases"
-    nnfuzz("gen", "-n", 3, "--seed", 5, "--min-ops", 3, "--max-ops", 6, "-o", out)
+    nnfuzz("gen", "-n", 3, "--seed", 5, "--min-ops", 3, "--max-ops", 6, "--layout", "onnx", "-o", out)
     (out / "000000" / "model.onnx").write_bytes(b"\x08\x07garbage that is not protobuf")
     with open(out / "000001" / "test_data_set_0" / "output_0.pb", "r+b") as f:
         data = bytearray(f.read())
