@@ -131,7 +131,8 @@ void runTests(int id, Shared& s) {
                            {"case_seed", drawn.seed}, {"ops", c.opTypes()}, {"flags", {{"non_finite", c.nonFinite}}}};
     if (!c.meta.is_null()) meta["graph"] = c.meta;  // the digraph, its blocks, helpers and mutations
     meta.update(drawn.meta);
-    writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, s.gen.opset);
+    // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
+    writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, s.gen.opset, CaseLayout::Onnx);
     std::vector<RunOutcome> outcomes;
     for (auto& worker : workers) outcomes.push_back(worker->runCase(caseDir));
     TestRecord test{index, drawn.seed, s.source.name(), c.opTypes(), genSeconds, 0.0};

@@ -84,7 +84,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     auto runOn = [&](Worker* worker, const SubCase& sub, const std::vector<std::string>& disable = {}) {
       std::error_code ec;
       fs::remove_all(dir, ec);
-      writeCase(dir, sub.graph, sub.inputs, sub.expected, subMeta, settings.opset);
+      writeCase(dir, sub.graph, sub.inputs, sub.expected, subMeta, settings.opset, CaseLayout::Onnx);
       return worker->runCase(dir, disable);
     };
     std::optional<ReducedFinding> last;

@@ -35,7 +35,7 @@ int checkBackends(const std::vector<BackendDef>& backends, const std::vector<Bac
   const fs::path dir = fs::temp_directory_path() / ("nnfuzz-backends-check-" + std::to_string(getpid()));
   fs::remove_all(dir);
   const std::vector<Tensor> expected = runGraph(g, inputs);
-  writeCase(dir, g, inputs, expected, nlohmann::json::object());
+  writeCase(dir, g, inputs, expected, nlohmann::json::object(), kDefaultOpset, CaseLayout::Onnx);
   const Oracle oracle = campaign::oracleNamed("allclose");
   int failed = 0;
   for (size_t i = 0; i < backends.size(); ++i) {

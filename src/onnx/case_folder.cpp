@@ -175,6 +175,22 @@ void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Ten
   }
 }
 
+fs::path onnxLayoutCase(const fs::path& dir, const fs::path& copy) {
+  const fs::path set = dir / kDataSet;
+  std::error_code ec;
+  if (!fs::exists(packedPath(set, "input"), ec) && !fs::exists(packedPath(set, "output"), ec)) return dir;
+  fs::remove_all(copy, ec);
+  fs::create_directories(copy / kDataSet);
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().filename() != kDataSet) fs::create_symlink(fs::absolute(entry.path()), copy / entry.path().filename());
+  for (const char* kind : {"input", "output"}) {
+    const auto tensors = storedTensors(set, kind);
+    for (size_t k = 0; k < tensors.size(); ++k)
+      writeFileBytes(pbPath(copy / kDataSet, kind, k), tensors[k].load().SerializeAsString());
+  }
+  return copy;
+}
+
 CaseData readCase(const fs::path& dir) {
   CaseData c;
   c.model = loadModelFile(dir / "model.onnx");

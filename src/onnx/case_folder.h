@@ -40,6 +40,12 @@ void writeCase(const std::filesystem::path& dir, const Graph& graph, const std::
                const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset = kDefaultOpset,
                CaseLayout layout = CaseLayout::Packed);
 
+/// `dir` itself when its data is in ONNX's layout; for a packed case, a copy in ONNX's layout
+/// made as `copy` (replaced if there): the other entries (model.onnx, meta.json, a Caffe
+/// form, ...) are symlinked, test_data_set_0 unpacked. What SUT workers receive, so a
+/// worker written to the protocol document reads every case.
+std::filesystem::path onnxLayoutCase(const std::filesystem::path& dir, const std::filesystem::path& copy);
+
 struct CaseData {
   onnx::ModelProto model;
   std::optional<Graph> graph;  ///< the imported model, when every op is supported

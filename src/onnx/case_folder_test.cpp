@@ -80,6 +80,24 @@ TEST_F(CaseFolder, PackedLayoutIsFourFilesAndReadsAsTheOnnxOne) {
   EXPECT_THROW(caseLayoutNamed("npz"), Error);
 }
 
+TEST_F(CaseFolder, WorkersGetOnnxsLayoutOfAPackedCase) {
+  writeCase(root / "packed", graph, inputs, expected, {{"seed", 7}});
+  writeCase(root / "onnx", graph, inputs, expected, {}, kDefaultOpset, CaseLayout::Onnx);
+  EXPECT_EQ(onnxLayoutCase(root / "onnx", root / "copy"), root / "onnx");
+  EXPECT_FALSE(fs::exists(root / "copy"));
+  const fs::path copy = onnxLayoutCase(root / "packed", root / "copy");
+  EXPECT_EQ(copy, root / "copy");
+  EXPECT_TRUE(fs::is_symlink(copy / "model.onnx"));
+  EXPECT_TRUE(fs::is_symlink(copy / "meta.json"));
+  EXPECT_TRUE(fs::exists(copy / "test_data_set_0" / "input_1.pb"));
+  EXPECT_TRUE(fs::exists(copy / "test_data_set_0" / "output_2.pb"));
+  EXPECT_FALSE(fs::exists(copy / "test_data_set_0" / "inputs.pb"));
+  const CaseData c = readCase(copy);
+  EXPECT_EQ(c.inputs, inputs);
+  EXPECT_EQ(c.expected, expected);
+  EXPECT_EQ(onnxLayoutCase(root / "packed", root / "copy"), copy);  // replaced, not refused
+}
+
 TEST_F(CaseFolder, WriteReadCheck) {
   const fs::path dir = root / "case_1";
   writeCase(dir, graph, inputs, expected, {{"seed", 7}, {"generator", "nnfuzz"}}, kDefaultOpset, CaseLayout::Onnx);

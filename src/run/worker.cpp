@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "onnx/case_folder.h"
 #include "onnx/tensor_proto.h"
 #include "support/error.h"
 
@@ -216,8 +217,9 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
   child_->clearStderr();  // the tail of a finding is what this case made the worker write
 
   fs::path out = outputDir();
+  const fs::path sent = onnxLayoutCase(caseDir, scratch_ / "case");  // the protocol's layout
   uint64_t id = nextId_++;
-  json request = {{"id", id}, {"case", fs::absolute(caseDir).lexically_normal().string()}, {"out", out.string()}};
+  json request = {{"id", id}, {"case", fs::absolute(sent).lexically_normal().string()}, {"out", out.string()}};
   if (!disable.empty()) request["disable"] = disable;
   if (!child_->write(request.dump() + "\n")) {
     recordDeath(outcome, "prepare");

@@ -21,7 +21,6 @@
 #include <nlohmann/json.hpp>
 
 #include "onnx/onnx_pb.h"
-#include "onnx/onnx-data.pb.h"  // after onnx_pb.h, which defines ONNX_API
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -71,18 +70,6 @@ void overflowHeap() {
 
 std::vector<std::string> copyExpected(const fs::path& caseDir, const fs::path& out) {
   std::vector<std::string> paths;
-  const fs::path packed = caseDir / "test_data_set_0" / "outputs.pb";
-  if (fs::exists(packed)) {  // nnfuzz's packed layout: one SequenceProto of the outputs
-    std::ifstream in(packed, std::ios::binary);
-    onnx::SequenceProto seq;
-    if (!seq.ParseFromIstream(&in)) return paths;
-    for (int n = 0; n < seq.tensor_values_size(); ++n) {
-      const fs::path to = out / ("output_" + std::to_string(n) + ".pb");
-      std::ofstream(to, std::ios::binary) << seq.tensor_values(n).SerializeAsString();
-      paths.push_back(to.string());
-    }
-    return paths;
-  }
   for (int n = 0;; ++n) {
     fs::path from = caseDir / "test_data_set_0" / ("output_" + std::to_string(n) + ".pb");
     if (!fs::exists(from)) break;
