@@ -8,24 +8,30 @@
 
 namespace nnfuzz {
 
-bool caffeAccepts(const Graph& graph, const OpSpec& spec, const Instantiation& inst,
-                  const std::vector<const Tensor*>& operandData, double weightRate, Rng& rng,
-                  std::vector<bool>& isWeight) {
+void caffeWeightKinds(const Graph& graph, const OpSpec& spec, const Instantiation& inst, double weightRate, Rng& rng,
+                      std::vector<bool>& isWeight) {
   using caffe_export::Role;
-  const size_t n = inst.operands.size();
-  isWeight.assign(n, false);
-  std::vector<const TensorType*> types(n, nullptr);
-  std::vector<const Tensor*> weights(n, nullptr);
-  for (size_t k = 0; k < n; ++k) {
+  isWeight.assign(inst.operands.size(), false);
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
     const Operand& op = inst.operands[k];
     if (op.omitted) continue;
-    types[k] = &op.type;
     if (op.existing != kNoValue) {
       isWeight[k] = graph.value(op.existing).kind == ValueKind::Weight;
     } else {
       const Role role = caffe_export::operandRole(spec.name, k);
       isWeight[k] = op.constant || role == Role::Param || (role == Role::Either && rng.bernoulli(weightRate));
     }
+  }
+}
+
+bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vector<const Tensor*>& operandData,
+                  const std::vector<bool>& isWeight) {
+  const size_t n = inst.operands.size();
+  std::vector<const TensorType*> types(n, nullptr);
+  std::vector<const Tensor*> weights(n, nullptr);
+  for (size_t k = 0; k < n; ++k) {
+    if (inst.operands[k].omitted) continue;
+    types[k] = &inst.operands[k].type;
     if (isWeight[k]) weights[k] = operandData[k];
   }
   const caffe_export::NodeView view{spec.name, inst.attrs, types, weights, inst.outputTypes, {}, {}, ""};

@@ -14,11 +14,12 @@
 
 namespace nnfuzz {
 
-/// Decides which operands are weights (`isWeight`, per operand) and whether the node has
-/// a Caffe form. `operandData` holds every operand's contents (nullptr if omitted).
-bool caffeAccepts(const Graph& graph, const OpSpec& spec, const Instantiation& inst,
-                  const std::vector<const Tensor*>& operandData, double weightRate, Rng& rng,
-                  std::vector<bool>& isWeight);
+/// Decides which operands are weights (per operand), before their contents are drawn.
+void caffeWeightKinds(const Graph& graph, const OpSpec& spec, const Instantiation& inst, double weightRate, Rng& rng,
+                      std::vector<bool>& isWeight);
+/// Whether the node has a Caffe form. `operandData` holds every operand's contents.
+bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vector<const Tensor*>& operandData,
+                  const std::vector<bool>& isWeight);
 
 /// Drops graph outputs that are optional results (Caffe layers have no top for them).
 void dropOptionalOutputs(const Graph& graph, std::vector<ValueId>& outputs);

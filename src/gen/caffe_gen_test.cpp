@@ -51,3 +51,32 @@ TEST(CaffeGeneration, FormatIsValidatedAndKeepsOnnxHashes) {
 
 }  // namespace
 }  // namespace nnfuzz
+
+namespace nnfuzz {
+namespace {
+
+TEST(CaffeGeneration, WeightFillSetsConstantsAndSparsity) {
+  GenConfig config = loadConfigFile(std::string(NNFUZZ_SOURCE_DIR) + "/config/caffe.json");
+  config = applyConfigJson(config, nlohmann::json::parse(R"({"weight_fill": {"Conv": {"sparsity": 1.0},
+                                                                              "Gemm": {"constant": 0.25}}})"));
+  EXPECT_EQ(configToJson(config)["weight_fill"]["Conv"]["sparsity"], 1.0);
+  int convWeights = 0, gemmWeights = 0;
+  for (uint64_t i = 0; i < 200; ++i) {
+    const GeneratedCase c = generateCase(config, i);
+    for (NodeId id : c.graph.nodes()) {
+      const Node& n = c.graph.node(id);
+      if (n.op != "Conv" && n.op != "Gemm") continue;
+      const Value& w = c.graph.value(n.inputs[1]);
+      if (w.kind != ValueKind::Weight || w.uses.size() > 1) continue;  // a reused weight was filled by its first user
+      for (double v : w.data->data) EXPECT_EQ(v, n.op == "Conv" ? 0.0 : 0.25) << n.op;
+      (n.op == "Conv" ? convWeights : gemmWeights) += 1;
+    }
+  }
+  EXPECT_GT(convWeights, 0);
+  EXPECT_GT(gemmWeights, 0);
+  EXPECT_THROW(applyConfigJson(config, nlohmann::json::parse(R"({"weight_fill": {"Conv": {"sparsity": 2}}})")), Error);
+  EXPECT_THROW(applyConfigJson(config, nlohmann::json::parse(R"({"weight_fill": {"Nope": {"constant": 1}}})")), Error);
+}
+
+}  // namespace
+}  // namespace nnfuzz

@@ -55,7 +55,7 @@ T number(const json& j, const std::string& field) {
 const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
-                                            "exclude_ops", "avoid",    "graph",       "format"};
+                                            "exclude_ops", "avoid",    "graph",       "format",      "weight_fill"};
 
 }  // namespace
 
@@ -79,6 +79,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     if (!j["format"].is_string()) bad("format", "expected a string");
     c.format = j["format"].get<std::string>();
   }
+  if (j.contains("weight_fill")) c.weightFill = parseWeightFills(j["weight_fill"]);
   if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
   if (j.contains("dtypes")) {
     const json& d = j["dtypes"];
@@ -197,6 +198,7 @@ json configToJson(const GenConfig& c) {
   // Only graph runs name the graph settings, so other generators' config hashes stay put.
   if (c.generator == "graph") j["graph"] = graphSettingsToJson(c.graph);
   if (c.format != "onnx") j["format"] = c.format;  // likewise: ONNX runs' hashes stay put
+  if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
   return j;
 }
 

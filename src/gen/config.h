@@ -13,7 +13,8 @@
 //     "exclude_ops": ["Resize"],
 //     "avoid": [{"op": "Mean", "dtypes": ["f64"]}],  // configurations not to generate (avoid.h)
 //     "graph": {...},                 // the graph generator's settings (GraphSettings)
-//     "format": "onnx"                // or "caffe"/"both": only Caffe-expressible models (isra)
+//     "format": "onnx",               // or "caffe"/"both": only Caffe-expressible models (isra)
+//     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -29,6 +30,7 @@
 
 #include "gen/avoid.h"
 #include "gen/block_corpus.h"
+#include "gen/weight_fill.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -70,6 +72,8 @@ struct GenConfig {
   GraphSettings graph;
   /// "onnx", or "caffe"/"both": draw only nodes Caffe layers express (gen/caffe_filter.h).
   std::string format = "onnx";
+  /// User-set weight contents per operator: constants, sparsity (gen/weight_fill.h).
+  WeightFills weightFill;
 
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };

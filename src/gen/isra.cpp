@@ -11,6 +11,7 @@
 #include "caffe/layer_map.h"
 #include "gen/caffe_filter.h"
 #include "gen/eval_builder.h"
+#include "gen/weight_fill.h"
 #include "gen/generators.h"
 #include "gen/value_pool.h"
 #include "interp/interpreter.h"
@@ -66,9 +67,13 @@ class IsraGen : public Generator {
         fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng);
         operandData[k] = &fresh[k];
       }
+      if (caffe_) {  // weights are known before evaluation: user-set contents apply
+        caffeWeightKinds(g, spec, inst, config_.weightRate, rng, caffeWeights);
+        if (!config_.weightFill.empty()) fillWeights(config_.weightFill, spec.name, inst, caffeWeights, fresh, rng);
+      }
       std::vector<Tensor> results = evalOp(spec, operandData, inst.attrs, inst.outputTypes);
       if (!usableResults(spec, operandData, inst.attrs, results)) continue;
-      if (caffe_ && !caffeAccepts(g, spec, inst, operandData, config_.weightRate, rng, caffeWeights)) continue;
+      if (caffe_ && !caffeAccepts(spec, inst, operandData, caffeWeights)) continue;
 
       // Commit: fresh operands become inputs or weights, then the node.
       std::vector<ValueId> operands(inst.operands.size(), kNoValue);
