@@ -61,3 +61,21 @@ def test_caffe_only_folder_and_refusal(nnfuzz, tmp_path):
     assert r.returncode != 0
     assert "no allowed operator has a Caffe layer" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_campaign_against_opencv_caffe(nnfuzz, tmp_path):
+    """nnfuzz fuzz --format caffe runs OpenCV's Caffe importer end to end; bundles of its Caffe
+    modes carry the Caffe files their repro.py loads."""
+    _validator()
+    out = tmp_path / "camp"
+    r = nnfuzz("fuzz", "--config", os.path.join(ROOT, "config", "caffe.json"), "--format", "caffe",
+               "--backends", "opencv-caffe", "-n", 12, "--minutes", 0, "--no-reduce", "--seed", 5, "-o", out)
+    summary = r.stdout
+    assert "opencv-caffe/opt" in summary and "opencv-caffe/onnx" in summary
+    line = next(ln for ln in summary.splitlines() if ln.startswith("opencv-caffe/opt "))
+    assert int(line.split()[1]) >= 10, summary  # passes: most default-config cases match
+    for bundle in (out / "bugs").glob("*") if (out / "bugs").exists() else []:
+        with open(bundle / "meta.json") as f:
+            meta = json.load(f)
+        if meta["mode"] != "onnx":
+            assert (bundle / "deploy.prototxt").exists() and (bundle / "weights.caffemodel").exists()
