@@ -36,6 +36,11 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 # onnx2torch without its torchvision dependency: PyPI's torchvision is the CUDA build, which
 # cannot load next to the CPU torch (workers/pytorch_worker.py stands in for the two calls).
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps onnx2torch==1.5.15
+# OpenCV 5 has no Caffe importer: OpenCV 4.12 beside it, for workers/opencv_caffe_worker.py only.
+if [ ! -d .venv/opencv4/cv2 ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --target .venv/opencv4 \
+    opencv-python-headless==4.12.0.88
+fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null

@@ -223,6 +223,10 @@ def serve_one(backend, req, send):
         return
     try:
         prepared, seconds = _timed(backend.prepare, model_path, model)
+    except HarnessError as exc:  # the case lacks what this worker reads (a Caffe worker: the Caffe form)
+        send({"id": req_id, "phase": "prepare", "status": "worker_error",
+              "type": type(exc).__name__, "message": str(exc), "seconds": 0.0})
+        return
     except Exception as exc:
         traceback.print_exc()  # stderr: part of the finding's context
         send(_error_reply(req_id, "prepare", exc, time.perf_counter() - start))

@@ -88,6 +88,10 @@ class Mnn(common.Backend):
         self.dir = tempfile.mkdtemp(prefix="nnfuzz-mnn-")
         return MNN.version()
 
+    def source_args(self, model_path):
+        """The converter's source format and files (mnn_caffe_worker.py converts the Caffe form)."""
+        return ["-f", "ONNX", "--modelFile", model_path]
+
     def prepare(self, model_path, model):
         import onnx
         path = os.path.join(self.dir, "model.mnn")
@@ -96,7 +100,7 @@ class Mnn(common.Backend):
         prefer = "2" if self.mode == "opt" else "0"
         printed = []
         with common.stage("convert"), native_output(printed):
-            ok = self.tools.mnnconvert(["mnnconvert", "-f", "ONNX", "--modelFile", model_path, "--MNNModel", path,
+            ok = self.tools.mnnconvert(["mnnconvert", *self.source_args(model_path), "--MNNModel", path,
                                         "--bizCode", "nnfuzz", "--optimizeLevel", "1", "--optimizePrefer", prefer,
                                         "--useGeluApproximation", "0", "--alignDenormalizedValue", "0"])
         if not ok or not os.path.exists(path):

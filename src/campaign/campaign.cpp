@@ -1,6 +1,8 @@
 // campaign.cpp - the campaign engine (see campaign.h).
 #include "campaign/campaign.h"
 
+#include "caffe/export.h"
+
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -118,6 +120,7 @@ void runTests(int id, Shared& s) {
   ReducerSettings reducing;
   reducing.scratch = s.scratch / fmt::format("p{}", id);
   reducing.opset = s.gen.opset;
+  reducing.caffe = s.gen.format != "onnx";
   reducing.known = [&s](const std::string& hash) { return s.store.knowsBug(hash); };
   while (!s.stopRequested() && Clock::now() < s.deadline) {
     const int64_t index = nextIndex(s);
@@ -133,6 +136,7 @@ void runTests(int id, Shared& s) {
     meta.update(drawn.meta);
     // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
     writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, s.gen.opset, CaseLayout::Onnx);
+    if (s.gen.format != "onnx") tryWriteCaffeCase(caseDir, c.graph, c.inputs, c.outputs);  // for Caffe backends
     std::vector<RunOutcome> outcomes;
     for (auto& worker : workers) outcomes.push_back(worker->runCase(caseDir));
     TestRecord test{index, drawn.seed, s.source.name(), c.opTypes(), genSeconds, 0.0};
@@ -145,7 +149,11 @@ void runTests(int id, Shared& s) {
     feedback.coverageGrew = gain.grew;
     feedback.olcGain = gain.olc;
     auto judged = recordFindings(s.store, s.oracle, s.context, test, outcomes, c.nonFinite ? nullptr : &c.outputs,
-                                 [&] { return bundleCase(c.graph, c.inputs, c.outputs, meta, s.gen.opset); }, reducer);
+                                 [&] {
+                                   BundleCase b = bundleCase(c.graph, c.inputs, c.outputs, meta, s.gen.opset);
+                                   b.caffeForm = s.gen.format != "onnx";
+                                   return b;
+                                 }, reducer);
     for (const JudgedRun& run : judged) {
       feedback.bug = feedback.bug || run.judgement.bug();
       feedback.newBug = feedback.newBug || (run.bug && run.bug->isNew);

@@ -1,6 +1,8 @@
 // finding_reducer.cpp - reducing one campaign finding on live workers (see finding_reducer.h).
 #include "campaign/finding_reducer.h"
 
+#include "caffe/export.h"
+
 #include <algorithm>
 
 #include "onnx/case_folder.h"
@@ -28,6 +30,12 @@ void Culprits::add(const std::string& key, const std::string& op) {
 }
 
 namespace {
+
+/// A bundle case that also carries its Caffe form when the campaign's backends read it.
+BundleCase withCaffeForm(BundleCase c, bool caffe) {
+  c.caffeForm = caffe;
+  return c;
+}
 
 Worker* findWorker(const std::vector<std::unique_ptr<Worker>>& workers, const std::string& backend,
                    const std::string& mode) {
@@ -85,6 +93,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       std::error_code ec;
       fs::remove_all(dir, ec);
       writeCase(dir, sub.graph, sub.inputs, sub.expected, subMeta, settings.opset, CaseLayout::Onnx);
+      if (settings.caffe) tryWriteCaffeCase(dir, sub.graph, sub.inputs, sub.expected);
       return worker->runCase(dir, disable);
     };
     std::optional<ReducedFinding> last;
@@ -106,7 +115,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       }
       if (!disable.empty()) return judged.verdict != Verdict::Pass;
       if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
-      last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset), std::move(judged),
+      last = ReducedFinding{withCaffeForm(bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset), settings.caffe), std::move(judged),
                             std::move(run), std::move(base), std::nullopt};
       return true;
     };
@@ -150,7 +159,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     if (!r.shrunk && !passes.changed) {
       if (!culprit) return std::nullopt;
       // Nothing smaller fails, but the culprit still names the bug: the case itself stands.
-      last = ReducedFinding{bundleCase(small.graph, small.inputs, small.expected, subMeta, settings.opset), j, outcome,
+      last = ReducedFinding{withCaffeForm(bundleCase(small.graph, small.inputs, small.expected, subMeta, settings.opset), settings.caffe), j, outcome,
                             std::nullopt, std::nullopt};
     }
     if (!last) return std::nullopt;

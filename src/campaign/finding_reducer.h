@@ -40,6 +40,7 @@ class Culprits {
 struct ReducerSettings {
   std::filesystem::path scratch;  ///< folder for sub-case folders (one pipeline's own)
   int opset = 17;
+  bool caffe = false;  ///< also write each candidate's Caffe form (Caffe backends read it)
   size_t maxTries = 48;                     ///< SUT runs per finding at most
   std::chrono::seconds budget{120};         ///< wall time per finding at most
   size_t maxPassTries = 32;                 ///< SUT runs for the passes after ddmin (new bugs only)

@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "caffe/export.h"
 #include "campaign/sut_set.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -36,6 +37,7 @@ int checkBackends(const std::vector<BackendDef>& backends, const std::vector<Bac
   fs::remove_all(dir);
   const std::vector<Tensor> expected = runGraph(g, inputs);
   writeCase(dir, g, inputs, expected, nlohmann::json::object(), kDefaultOpset, CaseLayout::Onnx);
+  tryWriteCaffeCase(dir, g, inputs, expected);  // the same model in Caffe form, for Caffe backends
   const Oracle oracle = campaign::oracleNamed("allclose");
   int failed = 0;
   for (size_t i = 0; i < backends.size(); ++i) {

@@ -22,7 +22,7 @@ extern "C" void onStopSignal(int) { gStop = true; }
 struct FuzzFlags {
   campaign::CampaignOptions options;
   double prepareSeconds = 60, runSeconds = 30, memoryGb = 4;
-  std::string generator, search, shard;
+  std::string generator, search, shard, format;
   uint64_t seed = 1;
   bool seedGiven = false;
   int minOps = 0, maxOps = 0;
@@ -37,6 +37,7 @@ void runFuzz(FuzzFlags& f) {
   o.overrides = graphFlagsJson(f.graph);
   if (!f.generator.empty()) o.overrides["generator"] = f.generator;
   if (!f.search.empty()) o.overrides["search"] = f.search;
+  if (!f.format.empty()) o.overrides["format"] = f.format;
   if (f.seedGiven) o.overrides["seed"] = f.seed;
   if (f.minOps > 0) o.overrides["min_ops"] = f.minOps;
   if (f.maxOps > 0) o.overrides["max_ops"] = f.maxOps;
@@ -74,6 +75,10 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--config", o->configPath, "generation config (JSON)")->check(CLI::ExistingFile);
   cmd->add_option("--seed", f->seed, "campaign seed")->each([f](const std::string&) { f->seedGiven = true; });
   cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph (default: the config's)");
+  cmd->add_option("--format", f->format,
+                  "onnx | caffe | both: caffe/both draw only Caffe-expressible models and write each case in both "
+                  "forms, for Caffe backends such as opencv-caffe (default: the config's; config/caffe.json is the "
+                  "default Caffe config)");
   cmd->add_option("--search", f->search, "how tests are chosen: random | mcts (Luo's block chooser)");
   addGraphFlags(cmd, f->graph);
   cmd->add_option("--shard", f->shard,

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/graph_flags.h"
+#include "caffe/export.h"
 #include "gen/generator.h"
 #include "onnx/case_folder.h"
 #include "onnx/export.h"
@@ -40,6 +41,7 @@ struct GenOptions {
   uint64_t seed = 0;
   int minOps = 0, maxOps = 0;
   std::string outDir;
+  std::string format;
   int jobs = 1;
   bool force = false;
   bool onnxCheck = false;
@@ -84,8 +86,25 @@ void prepareOutDir(const GenOptions& o) {
   fs::remove(probe, ec);
   if (!o.force)
     for (const auto& entry : fs::directory_iterator(o.outDir))
-      if (fs::exists(entry.path() / "model.onnx"))
+      if (fs::exists(entry.path() / "model.onnx") || fs::exists(entry.path() / "deploy.prototxt"))
         throw Error("output folder " + o.outDir + " already holds cases (use a new folder or --force)");
+}
+
+/// Writes a case as ONNX (the case folder), Caffe, or both in one folder.
+void writeFormats(const std::string& format, const fs::path& dir, const GeneratedCase& c, const nlohmann::json& meta,
+                  int opset, CaseLayout layout) {
+  if (format != "caffe") {
+    writeCase(dir, c.graph, c.inputs, c.outputs, meta, opset, layout);
+    if (format == "both") writeCaffeCase(dir, c.graph, c.inputs, c.outputs);
+    return;
+  }
+  // Written beside DIR and renamed at the end, so a crash never leaves a half-written case.
+  const fs::path partial = dir.parent_path() / ("." + dir.filename().string() + ".partial");
+  fs::remove_all(partial);
+  fs::create_directories(partial);
+  writeCaffeCase(partial, c.graph, c.inputs, c.outputs);
+  std::ofstream(partial / "meta.json") << meta.dump(2) << "\n";
+  fs::rename(partial, dir);
 }
 
 void runGen(const GenOptions& o, CLI::App& cmd) {
@@ -94,6 +113,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   if (cmd.count("--seed")) config.seed = o.seed;
   if (cmd.count("--min-ops")) config.minOps = o.minOps;
   if (cmd.count("--max-ops")) config.maxOps = o.maxOps;
+  if (cmd.count("--format")) config.format = o.format;
   config = applyConfigJson(std::move(config), graphFlagsJson(o.graph));
   validateConfig(config);
   if (o.count < 0) throw Error("-n must be >= 0");
@@ -137,7 +157,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
       }
       const fs::path dir = fs::path(o.outDir) / caseName(index);
       if (o.force) fs::remove_all(dir);
-      writeCase(dir, c.graph, c.inputs, c.outputs, caseMeta(config, hash, index, c), config.opset, layout);
+      writeFormats(config.format, dir, c, caseMeta(config, hash, index, c), config.opset, layout);
       std::lock_guard lock(mu);
       for (const auto& op : c.opTypes()) opTypes.insert(op);
       nodes += static_cast<int64_t>(c.graph.numNodes());
@@ -185,6 +205,9 @@ void addGenCommand(CLI::App& app) {
   cmd->add_option("--min-ops", opts->minOps, "fewest operators per model");
   cmd->add_option("--max-ops", opts->maxOps, "most operators per model");
   cmd->add_option("-o,--out", opts->outDir, "output folder")->required();
+  cmd->add_option("--format", opts->format,
+                  "onnx (default) | caffe (deploy.prototxt + weights.caffemodel + .npy data) | both (the same "
+                  "network in both formats, one folder); caffe and both draw only Caffe-expressible models");
   cmd->add_option("-j,--jobs", opts->jobs, "parallel generator threads")->capture_default_str();
   cmd->add_flag("--force", opts->force, "write into a folder that already holds cases");
   cmd->add_option("--layout", opts->layout,

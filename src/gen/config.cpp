@@ -1,5 +1,7 @@
 #include "gen/config.h"
 
+#include "caffe/layer_map.h"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -53,7 +55,7 @@ T number(const json& j, const std::string& field) {
 const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
-                                            "exclude_ops", "avoid",    "graph"};
+                                            "exclude_ops", "avoid",    "graph",       "format",      "weight_fill"};
 
 }  // namespace
 
@@ -73,6 +75,11 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
   if (j.contains("max_dim")) c.limits.maxDim = number<int64_t>(j["max_dim"], "max_dim");
   if (j.contains("picking_rate")) c.pickingRate = number<double>(j["picking_rate"], "picking_rate");
   if (j.contains("weight_rate")) c.weightRate = number<double>(j["weight_rate"], "weight_rate");
+  if (j.contains("format")) {
+    if (!j["format"].is_string()) bad("format", "expected a string");
+    c.format = j["format"].get<std::string>();
+  }
+  if (j.contains("weight_fill")) c.weightFill = parseWeightFills(j["weight_fill"]);
   if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
   if (j.contains("dtypes")) {
     const json& d = j["dtypes"];
@@ -144,6 +151,10 @@ void validateConfig(const GenConfig& c) {
   if (c.generator != "isra" && c.generator != "declgen" && c.generator != "randoop" && c.generator != "graph")
     throw Error("unknown generator '" + c.generator + "' (known: isra, declgen, randoop, graph)");
   validateGraphSettings(c.graph);
+  if (c.format != "onnx" && c.format != "caffe" && c.format != "both")
+    throw Error("unknown format '" + c.format + "' (known: onnx, caffe, both)");
+  if (c.format != "onnx" && c.generator != "isra")
+    throw Error("format " + c.format + " needs the isra generator (only it draws Caffe-expressible models)");
   if (c.minOps < 1) throw Error("min_ops must be >= 1, got " + std::to_string(c.minOps));
   if (c.minOps > c.maxOps)
     throw Error("min_ops (" + std::to_string(c.minOps) + ") is greater than max_ops (" + std::to_string(c.maxOps) + ")");
@@ -160,6 +171,8 @@ void validateConfig(const GenConfig& c) {
   bool anyUsable = false;
   for (const OpSpec* spec : c.ops) anyUsable = anyUsable || usableUnder(*spec, c.limits);
   if (!anyUsable) throw Error("no allowed operator can be generated with these dtypes and max_rank");
+  if (c.format != "onnx" && std::none_of(c.ops.begin(), c.ops.end(), [](const OpSpec* s) { return caffe_export::hasMapping(s->name); }))
+    throw Error("format " + c.format + ": no allowed operator has a Caffe layer (config/caffe.json lists those that do)");
 }
 
 json configToJson(const GenConfig& c) {
@@ -184,6 +197,8 @@ json configToJson(const GenConfig& c) {
   j["avoid"] = avoidRulesToJson(c.avoid);
   // Only graph runs name the graph settings, so other generators' config hashes stay put.
   if (c.generator == "graph") j["graph"] = graphSettingsToJson(c.graph);
+  if (c.format != "onnx") j["format"] = c.format;  // likewise: ONNX runs' hashes stay put
+  if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
   return j;
 }
 

@@ -12,7 +12,9 @@
 //     "ops": {"*": 1, "Conv": 2},             // allow-list with weights; "*" = every other op
 //     "exclude_ops": ["Resize"],
 //     "avoid": [{"op": "Mean", "dtypes": ["f64"]}],  // configurations not to generate (avoid.h)
-//     "graph": {...}                  // the graph generator's settings (GraphSettings)
+//     "graph": {...},                 // the graph generator's settings (GraphSettings)
+//     "format": "onnx",               // or "caffe"/"both": only Caffe-expressible models (isra)
+//     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -28,6 +30,7 @@
 
 #include "gen/avoid.h"
 #include "gen/block_corpus.h"
+#include "gen/weight_fill.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -67,6 +70,10 @@ struct GenConfig {
   /// Configurations never to generate: what a target SUT lacks or is known to get wrong.
   std::vector<AvoidRule> avoid;
   GraphSettings graph;
+  /// "onnx", or "caffe"/"both": draw only nodes Caffe layers express (gen/caffe_filter.h).
+  std::string format = "onnx";
+  /// User-set weight contents per operator: constants, sparsity (gen/weight_fill.h).
+  WeightFills weightFill;
 
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };

@@ -8,7 +8,10 @@
 // not a constraint backtrack: shapes and attributes never need it.
 #include <cmath>
 
+#include "caffe/layer_map.h"
+#include "gen/caffe_filter.h"
 #include "gen/eval_builder.h"
+#include "gen/weight_fill.h"
 #include "gen/generators.h"
 #include "gen/value_pool.h"
 #include "interp/interpreter.h"
@@ -22,7 +25,7 @@ class IsraGen : public Generator {
  public:
   explicit IsraGen(const GenConfig& config) : config_(config) {
     for (size_t i = 0; i < config.ops.size(); ++i)
-      if (usableUnder(*config.ops[i], config.limits)) {
+      if (usableUnder(*config.ops[i], config.limits) && (!caffe_ || caffe_export::hasMapping(config.ops[i]->name))) {
         ops_.push_back(config.ops[i]);
         weights_.push_back(config.opWeights[i]);
       }
@@ -39,6 +42,7 @@ class IsraGen : public Generator {
     constexpr int kHardCap = 1000000;
     std::vector<Tensor> fresh;
     std::vector<const Tensor*> operandData;
+    std::vector<bool> caffeWeights;  // per operand, when only Caffe-expressible nodes are drawn
     // Keep going past maxAttempts only while the graph is still empty: a model needs an op.
     while ((added < target && out.attempts < maxAttempts) || (added == 0 && out.attempts < kHardCap)) {
       ++out.attempts;
@@ -63,8 +67,13 @@ class IsraGen : public Generator {
         fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng);
         operandData[k] = &fresh[k];
       }
+      if (caffe_) {  // weights are known before evaluation: user-set contents apply
+        caffeWeightKinds(g, spec, inst, config_.weightRate, rng, caffeWeights);
+        if (!config_.weightFill.empty()) fillWeights(config_.weightFill, spec.name, inst, caffeWeights, fresh, rng);
+      }
       std::vector<Tensor> results = evalOp(spec, operandData, inst.attrs, inst.outputTypes);
       if (!usableResults(spec, operandData, inst.attrs, results)) continue;
+      if (caffe_ && !caffeAccepts(spec, inst, operandData, caffeWeights)) continue;
 
       // Commit: fresh operands become inputs or weights, then the node.
       std::vector<ValueId> operands(inst.operands.size(), kNoValue);
@@ -75,7 +84,7 @@ class IsraGen : public Generator {
           operands[k] = op.existing;
           continue;
         }
-        const bool weight = op.constant || rng.bernoulli(config_.weightRate);
+        const bool weight = caffe_ ? caffeWeights[k] : op.constant || rng.bernoulli(config_.weightRate);
         operands[k] = weight ? g.addWeight(fresh[k]) : g.addInput(fresh[k].type);
         pool.add(operands[k], std::move(fresh[k]));
       }
@@ -83,7 +92,7 @@ class IsraGen : public Generator {
       for (size_t r = 0; r < results.size(); ++r) pool.add(g.node(node).outputs[r], std::move(results[r]));
       ++added;
     }
-    finish(out, pool, rng);
+    finish(out, pool, rng, caffe_);
     return out;
   }
 
@@ -106,10 +115,11 @@ class IsraGen : public Generator {
     return std::nullopt;
   }
 
-  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng) {
+  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool caffe) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
     for (NodeId id : g.nodes()) appendGraphOutputs(g, id, rng, outputs);
+    if (caffe) dropOptionalOutputs(g, outputs);
     g.setOutputs(outputs);
     for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
     for (ValueId v : outputs) {
@@ -119,6 +129,7 @@ class IsraGen : public Generator {
   }
 
   const GenConfig& config_;
+  const bool caffe_ = config_.format != "onnx";
   std::vector<const OpSpec*> ops_;
   std::vector<double> weights_;
 };

@@ -11,6 +11,7 @@
 #include "onnx/tensor_proto.h"
 #include "store/issue_markdown.h"
 #include "store/repro.h"
+#include "caffe/export.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -100,6 +101,7 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
   try {
     fs::create_directories(temp);
     saveModelFile(temp / "model.onnx", c.model);
+    if (c.caffeForm && c.graph) tryWriteCaffeCase(temp, *c.graph, c.inputs, c.expected);
     writeTensors(temp / "test_data_set_0", "input", c.inputs, c.inputNames);
     writeTensors(temp / "test_data_set_0", "output", c.expected, c.outputNames);
     if (!f.outcome.outputs.empty()) writeTensors(temp / "actual", "output", f.outcome.outputs, c.outputNames);

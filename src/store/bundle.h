@@ -38,6 +38,7 @@ struct BundleCase {
   std::vector<std::string> inputNames, outputNames;
   nlohmann::json meta = nlohmann::json::object();  ///< the case's meta (seed, generator, test index...)
   std::optional<onnx::ModelProto> original;  ///< a reduced case: the generated model it came from
+  bool caffeForm = false;  ///< also write the graph's Caffe form (deploy.prototxt, ...) for Caffe backends
 };
 
 /// A case from a graph and its data (as the fuzz loop holds it).

@@ -20,6 +20,9 @@ const char* const kTvm =
 const char* const kOpenCv =
 #include "repro_opencv.inc"
     ;
+const char* const kOpenCvCaffe =
+#include "repro_opencv_caffe.inc"
+    ;
 const char* const kMnn =
 #include "repro_mnn.inc"
     ;
@@ -46,6 +49,7 @@ std::string backendTemplate(const std::string& backend) {
   if (backend == "openvino") return kOpenVino;
   if (backend == "tvm") return kTvm;
   if (backend == "opencv") return kOpenCv;
+  if (backend == "opencv-caffe") return kOpenCvCaffe;
   if (backend == "mnn") return kMnn;
   if (backend == "pytorch") return kPyTorch;
   if (backend == "onnxoptimizer") return std::string(kOrtNoopt) + "\n\n" + kOnnxOptimizer;
@@ -60,6 +64,7 @@ bool hasReproTemplate(const std::string& backend) { return !backendTemplate(back
 std::string pipPackageOf(const std::string& backend) {
   if (backend == "tvm") return "apache-tvm";
   if (backend == "opencv") return "opencv-python-headless";
+  if (backend == "opencv-caffe") return "opencv-python-headless";  // 4.x: OpenCV 5 has no Caffe importer
   if (backend == "mnn") return "MNN";
   if (backend == "pytorch") return "torch";
   return backend;

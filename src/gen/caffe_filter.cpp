@@ -1,0 +1,50 @@
+// caffe_filter.cpp - see caffe_filter.h.
+#include "gen/caffe_filter.h"
+
+#include <algorithm>
+
+#include "caffe/layer_map.h"
+#include "ops/registry.h"
+
+namespace nnfuzz {
+
+void caffeWeightKinds(const Graph& graph, const OpSpec& spec, const Instantiation& inst, double weightRate, Rng& rng,
+                      std::vector<bool>& isWeight) {
+  using caffe_export::Role;
+  isWeight.assign(inst.operands.size(), false);
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    const Operand& op = inst.operands[k];
+    if (op.omitted) continue;
+    if (op.existing != kNoValue) {
+      isWeight[k] = graph.value(op.existing).kind == ValueKind::Weight;
+    } else {
+      const Role role = caffe_export::operandRole(spec.name, k);
+      isWeight[k] = op.constant || role == Role::Param || (role == Role::Either && rng.bernoulli(weightRate));
+    }
+  }
+}
+
+bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vector<const Tensor*>& operandData,
+                  const std::vector<bool>& isWeight) {
+  const size_t n = inst.operands.size();
+  std::vector<const TensorType*> types(n, nullptr);
+  std::vector<const Tensor*> weights(n, nullptr);
+  for (size_t k = 0; k < n; ++k) {
+    if (inst.operands[k].omitted) continue;
+    types[k] = &inst.operands[k].type;
+    if (isWeight[k]) weights[k] = operandData[k];
+  }
+  const caffe_export::NodeView view{spec.name, inst.attrs, types, weights, inst.outputTypes, {}, {}, ""};
+  return !caffe_export::mapNode(view, nullptr);
+}
+
+void dropOptionalOutputs(const Graph& graph, std::vector<ValueId>& outputs) {
+  std::erase_if(outputs, [&](ValueId v) {
+    const Value& value = graph.value(v);
+    if (value.kind != ValueKind::Result) return false;
+    const OpSpec* spec = findOp(graph.node(value.producer).op);
+    return spec && spec->isOptionalOutput(value.resultIndex);
+  });
+}
+
+}  // namespace nnfuzz

@@ -1,0 +1,81 @@
+"""Caffe export through a real Caffe consumer: nnfuzz gen --format both cases load in
+OpenCV DNN's Caffe importer (OpenCV 4.12, .venv/opencv4) and match nnfuzz's reference."""
+
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCALE = float(os.environ.get("NNFUZZ_TEST_SCALE", "1"))
+
+
+def _validator():
+    spec = importlib.util.spec_from_file_location("validate_caffe_cases",
+                                                  os.path.join(ROOT, "tools", "validate_caffe_cases.py"))
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except ImportError:
+        pytest.skip("no OpenCV with a Caffe importer (scripts/setup.sh installs it into .venv/opencv4)")
+    if not hasattr(module.cv2.dnn, "readNetFromCaffe"):
+        pytest.skip("no OpenCV with a Caffe importer (scripts/setup.sh installs it into .venv/opencv4)")
+    return module
+
+
+def test_caffe_cases_load_and_match_in_opencv(nnfuzz, tmp_path):
+    v = _validator()
+    n = max(10, int(60 * SCALE))
+    nnfuzz("gen", "--config", os.path.join(ROOT, "config", "caffe.json"), "--format", "both", "-n", n,
+           "--seed", 3, "-o", tmp_path)
+    cases = v.cases_under(tmp_path)
+    assert len(cases) == n
+    verdicts = [v.run_case(c) for c in cases]
+    bad = [(c, verdict) for c, verdict in zip(cases, verdicts) if verdict[0] != "match"]
+    assert all(verdict[0] != "load-error" for _, verdict in bad), bad
+    assert len(bad) <= 0.02 * n, bad
+    # The ONNX twin holds the same network: same input and output names.
+    with open(os.path.join(cases[0], "caffe.json")) as f:
+        names = json.load(f)
+    import onnx
+    model = onnx.load(os.path.join(cases[0], "model.onnx"))
+    assert [i.name for i in model.graph.input] == names["inputs"]
+    assert [o.name for o in model.graph.output] == names["outputs"]
+
+
+def test_caffe_only_folder_and_refusal(nnfuzz, tmp_path):
+    nnfuzz("gen", "--config", os.path.join(ROOT, "config", "caffe.json"), "--format", "caffe", "-n", 3,
+           "-o", tmp_path / "c")
+    case = tmp_path / "c" / "000000"
+    assert (case / "deploy.prototxt").exists() and (case / "weights.caffemodel").exists()
+    assert not (case / "model.onnx").exists()
+    expected = np.load(case / "caffe_data" / "output_0.npy")
+    assert expected.dtype == np.float32
+    # A config whose operators have no Caffe layer is refused in one line.
+    cfg = tmp_path / "bad.json"
+    cfg.write_text(json.dumps({"ops": {"Gather": 1}, "format": "caffe"}))
+    r = nnfuzz("gen", "--config", cfg, "-n", 1, "-o", tmp_path / "bad", check=False)
+    assert r.returncode != 0
+    assert "no allowed operator has a Caffe layer" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_campaign_against_opencv_caffe(nnfuzz, tmp_path):
+    """nnfuzz fuzz --format caffe runs OpenCV's Caffe importer end to end; bundles of its Caffe
+    modes carry the Caffe files their repro.py loads."""
+    _validator()
+    out = tmp_path / "camp"
+    r = nnfuzz("fuzz", "--config", os.path.join(ROOT, "config", "caffe.json"), "--format", "caffe",
+               "--backends", "opencv-caffe", "-n", 12, "--minutes", 0, "--no-reduce", "--seed", 5, "-o", out)
+    summary = r.stdout
+    assert "opencv-caffe/opt" in summary and "opencv-caffe/onnx" in summary
+    line = next(ln for ln in summary.splitlines() if ln.startswith("opencv-caffe/opt "))
+    assert int(line.split()[1]) >= 10, summary  # passes: most default-config cases match
+    for bundle in (out / "bugs").glob("*") if (out / "bugs").exists() else []:
+        with open(bundle / "meta.json") as f:
+            meta = json.load(f)
+        if meta["mode"] != "onnx":
+            assert (bundle / "deploy.prototxt").exists() and (bundle / "weights.caffemodel").exists()
