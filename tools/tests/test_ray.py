@@ -1,20 +1,10 @@
 """Campaigns in shards: on one machine and on a local Ray cluster (head + 2 worker nodes)."""
-import json
 import os
 import sqlite3
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _backends(tmp_path):
-    path = tmp_path / "backends.json"
-    path.write_text(json.dumps({"backends": [{
-        "name": "buggy", "description": "test backend with a known wrong answer",
-        "command": ["{python}", os.path.join(ROOT, "workers", "tests", "buggy_worker.py")],
-        "modes": ["opt", "noopt"]}]}))
-    return path
+from test_fuzz import ROOT, buggy_backends  # the toy SUT with a known wrong answer
 
 
 def _campaign(db):
@@ -42,7 +32,7 @@ def _same_tests_and_verdicts(whole, merged):
 
 
 def test_shards_merge_into_the_unsharded_campaign(nnfuzz, tmp_path):
-    backends = _backends(tmp_path)
+    backends = buggy_backends(tmp_path)
     common = ["--backends-file", backends, "--backends", "buggy", "--minutes", 0]
     nnfuzz("fuzz", *common, "-n", 24, "-o", tmp_path / "whole")
     for i in range(3):
@@ -67,7 +57,7 @@ def test_shards_merge_into_the_unsharded_campaign(nnfuzz, tmp_path):
 
 def test_sharded_campaign_on_a_ray_cluster_equals_the_unsharded_one(nnfuzz, tmp_path):
     from ray.cluster_utils import Cluster
-    backends = _backends(tmp_path)
+    backends = buggy_backends(tmp_path)
     common = ["--backends-file", str(backends), "--backends", "buggy", "--minutes", "0"]
     nnfuzz("fuzz", *common, "-n", 30, "-o", tmp_path / "whole")
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
