@@ -172,7 +172,7 @@ std::optional<Placement> placeBlock(EvalBuilder& builder, const GenConfig& confi
       out.samePadding += solveSamePadding(*spec, inst);
     std::vector<const TensorType*> types;
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
-    if (!config.avoid.empty() && config.avoids(*spec, types, inst.attrs)) return fail();
+    if ((!config.avoid.empty() || !config.net.params.empty()) && config.avoids(*spec, types, inst.attrs)) return fail();
 
     std::vector<Tensor> fresh(inst.operands.size());
     std::vector<const Tensor*> data(inst.operands.size(), nullptr);
@@ -198,8 +198,9 @@ std::optional<Placement> placeBlock(EvalBuilder& builder, const GenConfig& confi
         continue;
       }
       const OperandRef* ref = k < member.operands.size() ? &member.operands[k] : nullptr;
-      operands[k] = becomesWeight(op, ref, config.weightRate, rng) ? builder.weight(std::move(fresh[k]))
-                                                                   : builder.input(std::move(fresh[k]));
+      // With input_shapes, a fresh operand of another shape cannot be a runtime input.
+      const bool weight = becomesWeight(op, ref, config.weightRate, rng) || !config.net.inputShapeAllows(op.type);
+      operands[k] = weight ? builder.weight(std::move(fresh[k])) : builder.input(std::move(fresh[k]));
     }
     if (!source.mutation().is_null()) out.parameterMutation = source.mutation();
     const NodeId node = builder.commit(member.op, std::move(operands), inst.attrs, inst.outputTypes, std::move(values));

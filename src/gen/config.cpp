@@ -30,6 +30,7 @@ GenConfig defaultConfig() {
 
 bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
                        const Attributes& attrs) const {
+  if (!net.params.empty() && !net.paramsAllow(spec, operands, attrs)) return true;
   return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, operands, attrs); });
 }
 
@@ -53,7 +54,7 @@ T number(const json& j, const std::string& field) {
 const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
-                                            "exclude_ops", "avoid",    "graph"};
+                                            "exclude_ops", "avoid",    "graph",       "limits"};
 
 }  // namespace
 
@@ -125,6 +126,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
   }
   if (j.contains("avoid")) c.avoid = parseAvoidRules(j["avoid"]);
   if (j.contains("graph")) c.graph = applyGraphJson(std::move(c.graph), j["graph"]);
+  if (j.contains("limits")) c.net = parseNetLimits(j["limits"]);
   return c;
 }
 
@@ -160,6 +162,7 @@ void validateConfig(const GenConfig& c) {
   bool anyUsable = false;
   for (const OpSpec* spec : c.ops) anyUsable = anyUsable || usableUnder(*spec, c.limits);
   if (!anyUsable) throw Error("no allowed operator can be generated with these dtypes and max_rank");
+  validateNetLimits(c);
 }
 
 json configToJson(const GenConfig& c) {
@@ -184,6 +187,7 @@ json configToJson(const GenConfig& c) {
   j["avoid"] = avoidRulesToJson(c.avoid);
   // Only graph runs name the graph settings, so other generators' config hashes stay put.
   if (c.generator == "graph") j["graph"] = graphSettingsToJson(c.graph);
+  if (!c.net.empty()) j["limits"] = netLimitsToJson(c.net);  // absent when unused: old hashes stay
   return j;
 }
 

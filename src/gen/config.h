@@ -12,7 +12,8 @@
 //     "ops": {"*": 1, "Conv": 2},             // allow-list with weights; "*" = every other op
 //     "exclude_ops": ["Resize"],
 //     "avoid": [{"op": "Mean", "dtypes": ["f64"]}],  // configurations not to generate (avoid.h)
-//     "graph": {...}                  // the graph generator's settings (GraphSettings)
+//     "graph": {...},                 // the graph generator's settings (GraphSettings)
+//     "limits": {...}                 // depth, required sequences, parameter limits (limits.h)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -28,6 +29,7 @@
 
 #include "gen/avoid.h"
 #include "gen/block_corpus.h"
+#include "gen/limits.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -67,7 +69,9 @@ struct GenConfig {
   /// Configurations never to generate: what a target SUT lacks or is known to get wrong.
   std::vector<AvoidRule> avoid;
   GraphSettings graph;
+  NetLimits net;  ///< structure and parameter limits (JSON "limits")
 
+  /// True if a node falls under an avoid rule or outside the parameter limits.
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };
 
@@ -85,6 +89,8 @@ void validateConfig(const GenConfig& config);
 GraphSettings applyGraphJson(GraphSettings base, const nlohmann::json& json);
 /// Checks the graph settings' ranges. Throws nnfuzz::Error.
 void validateGraphSettings(const GraphSettings& settings);
+/// Checks the "limits" object against the rest of the config (limits.cpp). Throws nnfuzz::Error.
+void validateNetLimits(const GenConfig& config);
 nlohmann::json graphSettingsToJson(const GraphSettings& settings);
 
 /// The effective config as JSON (every field explicit), and its 64-bit FNV-1a hash in hex.
