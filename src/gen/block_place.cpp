@@ -37,6 +37,12 @@ class MemberSource : public OperandSource {
 
   ValueId pinned(int index, const OperandNeed& need) override {
     const auto i = static_cast<size_t>(index);
+    if ((i >= flows_.size() || flows_[i] == kNoValue) && index > 0 && !config_.net.params.empty()) {
+      // A weight dim the limits fix (Conv's num_output): a fresh weight drawn within them.
+      if (auto type = sampleWithinDims(config_.net, *findOp(member_.op), index, need.sample, rng_))
+        return builder_.weight(sampleTensor(*type, need.rangeOf(*type), rng_));
+      return kNoValue;
+    }
     if (i >= flows_.size() || flows_[i] == kNoValue) return kNoValue;
     consumed_[i] = true;
     // A float operand that only asks for the default range takes any finite value: every
@@ -67,6 +73,7 @@ class MemberSource : public OperandSource {
     for (const auto& [name, rule] : member_.derived)
       applyDerivedAttr(name, rule, earlier_, draft.first().rank(), draft.attrs);
     if (mutate_ && spec.sampleAttrs) mutateOneAttribute(spec, draft);
+    if (!config_.net.params.empty()) narrowAttributes(config_.net, spec, draft.attrs, rng_);
   }
 
   bool ok() const {

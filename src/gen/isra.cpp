@@ -37,12 +37,28 @@ constexpr int kChainAttempts = 200;
 /// aligned with helper operators where it does not fit (align.h).
 class DepthSource : public OperandSource {
  public:
-  DepthSource(EvalBuilder& builder, const Limits& limits, Rng& rng)
-      : builder_(builder), pool_(builder.pool()), limits_(limits), rng_(rng) {}
+  DepthSource(EvalBuilder& builder, const GenConfig& config, Rng& rng)
+      : builder_(builder), pool_(builder.pool()), limits_(config.limits), net_(config.net), rng_(rng) {}
   std::vector<ValueId> deepest;  ///< values of the greatest depth so far
   bool deepen = false;
+  bool narrowed = false;  ///< the parameter limits changed this node's sampled attributes
+
+  int arity(const OpSpec& spec, int drawn) override {
+    spec_ = &spec;
+    narrowed = false;
+    return drawn;
+  }
+  void adjustAttributes(const OpSpec& spec, OpDraft& draft) override {
+    if (!net_.params.empty()) narrowed = narrowAttributes(net_, spec, draft.attrs, rng_);
+  }
 
   ValueId pinned(int index, const OperandNeed& need) override {
+    if (index > 0 && spec_ && !net_.params.empty()) {
+      // A weight dim the limits fix (Conv's num_output): a fresh weight drawn within them.
+      if (auto type = sampleWithinDims(net_, *spec_, index, need.sample, rng_))
+        return builder_.weight(sampleTensor(*type, need.rangeOf(*type), rng_));
+      return kNoValue;
+    }
     if (index != 0 || !deepen || deepest.empty()) return kNoValue;
     const ValueId v = deepest[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(deepest.size()) - 1))];
     return alignValue(builder_, v, need, limits_, rng_).value_or(kNoValue);
@@ -57,7 +73,9 @@ class DepthSource : public OperandSource {
   EvalBuilder& builder_;
   ValuePool& pool_;
   const Limits& limits_;
+  const NetLimits& net_;
   Rng& rng_;
+  const OpSpec* spec_ = nullptr;
 };
 
 class IsraGen : public Generator {
@@ -75,7 +93,7 @@ class IsraGen : public Generator {
     Graph& g = out.graph;
     ValuePool pool(g, rng);
     EvalBuilder builder(g, pool);
-    DepthSource source(builder, config_.limits, rng);
+    DepthSource source(builder, config_, rng);
     const NetLimits& net = config_.net;
     const int target = std::max(static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps)), net.minDepth);
     out.requestedOps = target;
@@ -124,7 +142,8 @@ class IsraGen : public Generator {
       auto reject = [&] { builder.rollback(mark); };
       Instantiation inst = instantiateOp(spec, rng, config_.limits, &source, config_.pickingRate);
       if (auto problem = unsound(spec, inst)) {
-        if (out.unsoundOps++ == 0) out.firstUnsound = *problem;
+        // Narrowed attributes may leave no valid node: a rejection, not a sampler bug.
+        if (!source.narrowed && out.unsoundOps++ == 0) out.firstUnsound = *problem;
         reject();
         continue;
       }

@@ -294,6 +294,75 @@ void validateNetLimits(const GenConfig& c) {
                   std::to_string(c.limits.maxRank));
 }
 
+namespace {
+
+int64_t narrowInt(const ParamLimit& l, int64_t v, Rng& rng) {
+  if (!l.set.empty()) {
+    if (l.allowsNumber(static_cast<double>(v))) return v;
+    return static_cast<int64_t>(std::stod(l.set[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(l.set.size()) - 1))]));
+  }
+  if (l.min && static_cast<double>(v) < *l.min) return static_cast<int64_t>(std::ceil(*l.min));
+  if (l.max && static_cast<double>(v) > *l.max) return static_cast<int64_t>(std::floor(*l.max));
+  return v;
+}
+
+double narrowFloat(const ParamLimit& l, double v, Rng& rng) {
+  if (!l.set.empty()) {
+    if (l.allowsNumber(v)) return v;
+    return std::stod(l.set[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(l.set.size()) - 1))]);
+  }
+  if (l.min && v < *l.min) return *l.min;
+  if (l.max && v > *l.max) return *l.max;
+  return v;
+}
+
+}  // namespace
+
+bool narrowAttributes(const NetLimits& limits, const OpSpec& spec, Attributes& attrs, Rng& rng) {
+  bool changed = false;
+  for (const OpParamLimits& opLimits : limits.params) {
+    if (opLimits.op != &spec) continue;
+    for (const ParamLimit& l : opLimits.params) {
+      if (l.operand >= 0) continue;
+      auto it = std::find_if(attrs.begin(), attrs.end(), [&](const auto& kv) { return kv.first == l.key; });
+      if (it == attrs.end()) continue;
+      AttrValue v = it->second;
+      if (auto* i = std::get_if<int64_t>(&v)) *i = narrowInt(l, *i, rng);
+      else if (auto* d = std::get_if<double>(&v)) *d = static_cast<double>(static_cast<float>(narrowFloat(l, *d, rng)));
+      else if (auto* is = std::get_if<std::vector<int64_t>>(&v)) for (int64_t& x : *is) x = narrowInt(l, x, rng);
+      else if (auto* ds = std::get_if<std::vector<double>>(&v))
+        for (double& x : *ds) x = static_cast<double>(static_cast<float>(narrowFloat(l, x, rng)));
+      else if (auto* str = std::get_if<std::string>(&v)) {
+        if (!l.allowsText(*str)) *str = l.set[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(l.set.size()) - 1))];
+      }
+      if (!(v == it->second)) {
+        attrs.set(l.key, std::move(v));
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+std::optional<TensorType> sampleWithinDims(const NetLimits& limits, const OpSpec& spec, int index,
+                                           const std::function<TensorType(Rng&)>& sample, Rng& rng) {
+  std::vector<const ParamLimit*> dims;
+  for (const OpParamLimits& opLimits : limits.params)
+    if (opLimits.op == &spec)
+      for (const ParamLimit& l : opLimits.params)
+        if (l.operand == index) dims.push_back(&l);
+  if (dims.empty()) return std::nullopt;
+  constexpr int kTries = 64;
+  for (int t = 0; t < kTries; ++t) {
+    TensorType type = sample(rng);
+    const bool ok = std::all_of(dims.begin(), dims.end(), [&](const ParamLimit* l) {
+      return l->dim < type.rank() && l->allowsNumber(static_cast<double>(type.shape[static_cast<size_t>(l->dim)]));
+    });
+    if (ok) return type;
+  }
+  return std::nullopt;
+}
+
 std::vector<int> valueDepths(const Graph& g) {
   std::vector<int> depth(g.valueCapacity(), 0);
   for (NodeId id : g.order()) {

@@ -29,6 +29,7 @@
 // a list of values (numbers, or strings for string attributes).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,16 @@ struct NetLimits {
   /// Is `type` one a fresh runtime input may have (always, without input_shapes)?
   bool inputShapeAllows(const TensorType& type) const;
 };
+
+/// Narrows a node's sampled attributes to the parameter limits (Isra's step 3 done within
+/// them): each limited attribute present has every element clamped into its range or, off
+/// its set, replaced by a random member. True if anything changed; then shape inference
+/// decides whether the node is still valid (a rejection, not a sampler bug, if not).
+bool narrowAttributes(const NetLimits& limits, const OpSpec& spec, Attributes& attrs, Rng& rng);
+/// A fresh type for operand `index` of `spec` drawn from `sample` until its dims meet the
+/// "inputK.dimD" limits (a few tries); nullopt when no limit applies or no draw met them.
+std::optional<TensorType> sampleWithinDims(const NetLimits& limits, const OpSpec& spec, int index,
+                                           const std::function<TensorType(Rng&)>& sample, Rng& rng);
 
 /// Parses the "limits" object; throws nnfuzz::Error with a one-line message naming the field.
 NetLimits parseNetLimits(const nlohmann::json& json);
