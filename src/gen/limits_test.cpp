@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "gen/config.h"
 #include "gen/generator.h"
@@ -185,6 +188,26 @@ TEST(Limits, WithoutLimitsTheConfigHashIsUnchanged) {
   // Old campaigns' configs must keep their names: "limits" appears only when used.
   EXPECT_FALSE(configToJson(defaultConfig()).contains("limits"));
   EXPECT_TRUE(configToJson(limitedConfig("isra")).contains("limits"));
+}
+
+// Golden text: a fixed seed and limits give exactly this graph (a Conv→Gemm chain with a
+// Reshape helper, Conv's output channels 2-3, the input 1x2x5x5). Regenerate with
+// NNFUZZ_UPDATE_GOLDEN=1 after an intended change of the generator.
+TEST(Limits, IsraGoldenText) {
+  GenConfig c = applyConfigJson(defaultConfig(), json::parse(R"({
+      "ops": {"Conv": 2, "Relu": 1, "Gemm": 1, "MaxPool": 1}, "dtypes": {"f32": 1},
+      "min_ops": 4, "max_ops": 4, "max_dim": 4, "seed": 3,
+      "limits": {"depth": {"min": 3, "max": 6}, "sequences": [{"ops": ["Conv", "Gemm"], "p": 1}],
+                 "params": {"Conv": {"input1.dim0": {"min": 2, "max": 3}}}, "input_shapes": [[1, 2, 5, 5]]}})"));
+  validateConfig(c);
+  const std::string text = printGraph(generateCase(c, 0).graph);
+  const std::filesystem::path golden = std::filesystem::path(NNFUZZ_SOURCE_DIR) / "src/gen/testdata/isra_limits_seed3.ir";
+  if (std::getenv("NNFUZZ_UPDATE_GOLDEN")) std::ofstream(golden) << text;
+  std::ifstream in(golden);
+  ASSERT_TRUE(in) << "missing " << golden;
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(text, expected.str());
 }
 
 }  // namespace
