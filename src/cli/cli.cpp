@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   addCovCommand(app);
   addFuzzCommand(app);
   addRunCommand(app);
+  addCorpusCommand(app);
   addReduceCommand(app);
   addMutateCommand(app);
   addReportCommand(app);

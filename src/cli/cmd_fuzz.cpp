@@ -10,6 +10,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/graph_flags.h"
+#include "corpus/corpus_db.h"
+#include "corpus/tiers.h"
 
 namespace nnfuzz::cli {
 
@@ -27,6 +29,8 @@ struct FuzzFlags {
   bool seedGiven = false;
   int minOps = 0, maxOps = 0;
   GraphFlags graph;
+  std::string corpus;  ///< empty: OUT/corpus.db
+  bool noCorpus = false;
 };
 
 void runFuzz(FuzzFlags& f) {
@@ -54,6 +58,13 @@ void runFuzz(FuzzFlags& f) {
   const campaign::CampaignResult result = campaign::runCampaign(o);
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);
+  if (!f.noCorpus) {
+    // Tier 3 of the regression corpus: every bug bundle of this campaign not yet in it.
+    const std::string path = f.corpus.empty() ? (o.out / "corpus.db").string() : f.corpus;
+    CorpusDb corpus(path);
+    const int added = importCampaignBugs(corpus, o.out);
+    if (added > 0) fmt::print("corpus: {} bug{} added to tier 3 of {}\n", added, added == 1 ? "" : "s", path);
+  }
   if (result.stopped) {
     fmt::print("interrupted: the campaign stopped on a signal; continue it with --resume\n");
     exitCode() = 130;
@@ -93,6 +104,8 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_flag("!--no-reduce", o->reduce,
                 "keep findings whole (by default a bug is shown on its smallest failing sub-model, and a wrong "
                 "result is named by that sub-model's operators)");
+  cmd->add_option("--corpus", f->corpus, "regression corpus whose tier 3 gets this campaign's bugs (default OUT/corpus.db)");
+  cmd->add_flag("--no-corpus", f->noCorpus, "do not add the bugs to a regression corpus");
   cmd->callback([f] { runFuzz(*f); });
 }
 

@@ -16,5 +16,6 @@ void addReduceCommand(CLI::App& app);
 void addMutateCommand(CLI::App& app);
 void addReportCommand(CLI::App& app);
 void addMergeCommand(CLI::App& app);
+void addCorpusCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

@@ -37,6 +37,12 @@ class MemberSource : public OperandSource {
 
   ValueId pinned(int index, const OperandNeed& need) override {
     const auto i = static_cast<size_t>(index);
+    if ((i >= flows_.size() || flows_[i] == kNoValue) && index > 0 && !config_.net.params.empty()) {
+      // A weight dim the limits fix (Conv's num_output): a fresh weight drawn within them.
+      if (auto type = sampleWithinDims(config_.net, *findOp(member_.op), index, need.sample, rng_))
+        return builder_.weight(sampleTensor(*type, need.rangeOf(*type), rng_));
+      return kNoValue;
+    }
     if (i >= flows_.size() || flows_[i] == kNoValue) return kNoValue;
     consumed_[i] = true;
     // A float operand that only asks for the default range takes any finite value: every
@@ -67,6 +73,7 @@ class MemberSource : public OperandSource {
     for (const auto& [name, rule] : member_.derived)
       applyDerivedAttr(name, rule, earlier_, draft.first().rank(), draft.attrs);
     if (mutate_ && spec.sampleAttrs) mutateOneAttribute(spec, draft);
+    if (!config_.net.params.empty()) narrowAttributes(config_.net, spec, draft.attrs, rng_);
   }
 
   bool ok() const {
@@ -172,7 +179,7 @@ std::optional<Placement> placeBlock(EvalBuilder& builder, const GenConfig& confi
       out.samePadding += solveSamePadding(*spec, inst);
     std::vector<const TensorType*> types;
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
-    if (!config.avoid.empty() && config.avoids(*spec, types, inst.attrs)) return fail();
+    if ((!config.avoid.empty() || !config.net.params.empty()) && config.avoids(*spec, types, inst.attrs)) return fail();
 
     std::vector<Tensor> fresh(inst.operands.size());
     std::vector<const Tensor*> data(inst.operands.size(), nullptr);
@@ -198,8 +205,9 @@ std::optional<Placement> placeBlock(EvalBuilder& builder, const GenConfig& confi
         continue;
       }
       const OperandRef* ref = k < member.operands.size() ? &member.operands[k] : nullptr;
-      operands[k] = becomesWeight(op, ref, config.weightRate, rng) ? builder.weight(std::move(fresh[k]))
-                                                                   : builder.input(std::move(fresh[k]));
+      // With input_shapes, a fresh operand of another shape cannot be a runtime input.
+      const bool weight = becomesWeight(op, ref, config.weightRate, rng) || !config.net.inputShapeAllows(op.type);
+      operands[k] = weight ? builder.weight(std::move(fresh[k])) : builder.input(std::move(fresh[k]));
     }
     if (!source.mutation().is_null()) out.parameterMutation = source.mutation();
     const NodeId node = builder.commit(member.op, std::move(operands), inst.attrs, inst.outputTypes, std::move(values));

@@ -32,6 +32,7 @@ GenConfig defaultConfig() {
 
 bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
                        const Attributes& attrs) const {
+  if (!net.params.empty() && !net.paramsAllow(spec, operands, attrs)) return true;
   return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, operands, attrs); });
 }
 
@@ -55,7 +56,8 @@ T number(const json& j, const std::string& field) {
 const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
-                                            "exclude_ops", "avoid",    "graph",       "format",      "weight_fill"};
+                                            "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
+                                            "limits"};
 
 }  // namespace
 
@@ -132,6 +134,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
   }
   if (j.contains("avoid")) c.avoid = parseAvoidRules(j["avoid"]);
   if (j.contains("graph")) c.graph = applyGraphJson(std::move(c.graph), j["graph"]);
+  if (j.contains("limits")) c.net = parseNetLimits(j["limits"]);
   return c;
 }
 
@@ -173,6 +176,7 @@ void validateConfig(const GenConfig& c) {
   if (!anyUsable) throw Error("no allowed operator can be generated with these dtypes and max_rank");
   if (c.format != "onnx" && std::none_of(c.ops.begin(), c.ops.end(), [](const OpSpec* s) { return caffe_export::hasMapping(s->name); }))
     throw Error("format " + c.format + ": no allowed operator has a Caffe layer (config/caffe.json lists those that do)");
+  validateNetLimits(c);
 }
 
 json configToJson(const GenConfig& c) {
@@ -199,6 +203,7 @@ json configToJson(const GenConfig& c) {
   if (c.generator == "graph") j["graph"] = graphSettingsToJson(c.graph);
   if (c.format != "onnx") j["format"] = c.format;  // likewise: ONNX runs' hashes stay put
   if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
+  if (!c.net.empty()) j["limits"] = netLimitsToJson(c.net);  // absent when unused: old hashes stay
   return j;
 }
 

@@ -15,6 +15,7 @@
 //     "graph": {...},                 // the graph generator's settings (GraphSettings)
 //     "format": "onnx",               // or "caffe"/"both": only Caffe-expressible models (isra)
 //     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
+//     "limits": {...}                 // depth, required sequences, parameter limits (limits.h)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -31,6 +32,7 @@
 #include "gen/avoid.h"
 #include "gen/block_corpus.h"
 #include "gen/weight_fill.h"
+#include "gen/limits.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -74,7 +76,9 @@ struct GenConfig {
   std::string format = "onnx";
   /// User-set weight contents per operator: constants, sparsity (gen/weight_fill.h).
   WeightFills weightFill;
+  NetLimits net;  ///< structure and parameter limits (JSON "limits")
 
+  /// True if a node falls under an avoid rule or outside the parameter limits.
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };
 
@@ -92,6 +96,8 @@ void validateConfig(const GenConfig& config);
 GraphSettings applyGraphJson(GraphSettings base, const nlohmann::json& json);
 /// Checks the graph settings' ranges. Throws nnfuzz::Error.
 void validateGraphSettings(const GraphSettings& settings);
+/// Checks the "limits" object against the rest of the config (limits.cpp). Throws nnfuzz::Error.
+void validateNetLimits(const GenConfig& config);
 nlohmann::json graphSettingsToJson(const GraphSettings& settings);
 
 /// The effective config as JSON (every field explicit), and its 64-bit FNV-1a hash in hex.

@@ -11,6 +11,7 @@
 #include "gen/generators.h"
 #include "gen/graph_models.h"
 #include "gen/recipe_mutations.h"
+#include "gen/sequences.h"
 #include "interp/interpreter.h"
 #include "interp/values.h"
 #include "ops/common.h"
@@ -25,6 +26,8 @@ using nlohmann::json;
 
 /// Block draws per node before the node falls back to Identity on its first input.
 constexpr int kAttemptsPerNode = 16;
+/// Tries to place a required sequence on its node before the node draws a block instead.
+constexpr int kChainAttempts = 200;
 /// In-degrees whose candidate blocks are worked out once and shared (higher ones per model).
 constexpr int kSharedDegrees = 24;
 
@@ -77,8 +80,11 @@ class GraphModelMaker {
     if (r > 0 && settings_.edgesRemove)
       mutations.push_back({{"kind", "edges_remove"}, {"count", removeRandomEdges(dg, r, rng_)}});
 
+    // Required sequences (limits.h): each, with its odds, replaces one node's block.
+    for (const RequiredSequence& s : config_.net.sequences)
+      if (rng_.bernoulli(s.p)) chainAt_.emplace(static_cast<int>(rng_.uniformInt(0, n - 1)), &s);
     TensorType inputType = sampleInputType();
-    if (r > 0 && settings_.tensorShape && rng_.bernoulli(r)) {
+    if (r > 0 && settings_.tensorShape && config_.net.inputShapes.empty() && rng_.bernoulli(r)) {
       const TensorType before = inputType;
       mutateShape(inputType.shape);
       mutations.push_back({{"kind", "tensor_shape"}, {"from", toString(before)}, {"to", toString(inputType)}});
@@ -102,6 +108,10 @@ class GraphModelMaker {
     out_.requestedOps = n;
     out_.meta = {{"graph_model", ws ? "ws" : "rn"}, {"n", n}, {"k", k}, {"p", p}, {"r", r},
                  {"edges", dg.edges}, {"input", toString(inputType)}, {"nodes", nodes}, {"mutations", mutations}};
+    if (!config_.net.empty()) {
+      out_.meta["depth"] = graphDepth(out_.graph);
+      out_.meta["sequences"] = placedChains_;
+    }
     return std::move(out_);
   }
 
@@ -109,6 +119,7 @@ class GraphModelMaker {
   TensorType sampleInputType() {
     const Limits& limits = config_.limits;
     const DType dtype = opsupport::sampleDType(rng_, limits, opsupport::kAllTypes);
+    if (!config_.net.inputShapes.empty()) return {dtype, rng_.pick(config_.net.inputShapes)};
     const int rank = rng_.bernoulli(0.5) ? std::min(4, limits.maxRank)
                                          : static_cast<int>(rng_.uniformInt(std::min(1, limits.maxRank), limits.maxRank));
     return {dtype, opsupport::sampleShape(rng_, limits, rank)};
@@ -202,6 +213,12 @@ class GraphModelMaker {
 
   json placeNode(int v, const std::vector<ValueId>& inputs, double r, json& mutations, std::vector<ValueId>& outputs) {
     const int d = static_cast<int>(inputs.size());
+    for (auto [it, end] = chainAt_.equal_range(v); it != end; ++it)
+      for (int attempt = 0; attempt < kChainAttempts; ++attempt)  // parameter limits may reject most draws
+        if (std::optional<Placement> placed = placeSequence(builder_, config_, *it->second, inputs.front(), rng_)) {
+          placedChains_.push_back({{"ops", it->second->text()}, {"nodes", placed->members}});
+          return record(v, it->second->text(), -1, d, *placed, nullptr, outputs);
+        }
     for (int attempt = 0; attempt < kAttemptsPerNode; ++attempt) {
       ++out_.attempts;
       const int index = drawBlock(d, attempt);
@@ -291,6 +308,8 @@ class GraphModelMaker {
   EvalBuilder builder_;
   std::unordered_map<std::string_view, double> opWeight_;
   std::vector<NodeId> memberNodes_;
+  std::multimap<int, const RequiredSequence*> chainAt_;  ///< digraph node -> the chain it holds
+  json placedChains_ = json::array();
   std::map<int, std::pair<std::vector<int>, std::vector<double>>> candidates_;  ///< by in-degree
   std::shared_ptr<const BlockChoices> choices_;  ///< shared; null while they are being worked out
 
@@ -342,9 +361,19 @@ class GraphGen : public Generator {
 
 GeneratedCase generateGraphModel(const GenConfig& config, const BlockCorpus& corpus, std::span<const int> preferred,
                                  Rng& rng) {
-  GraphModelMaker maker(config, corpus, preferred, rng);
-  maker.useChoices(sharedChoices(config, corpus));
-  return maker.make();
+  const NetLimits& net = config.net;
+  // The depth of a digraph of blocks is known only once built: draw models until one fits.
+  constexpr int kDepthTries = 200;
+  for (int attempt = 0; attempt < kDepthTries; ++attempt) {
+    GraphModelMaker maker(config, corpus, preferred, rng);
+    maker.useChoices(sharedChoices(config, corpus));
+    GeneratedCase c = maker.make();
+    if (net.minDepth == 0 && net.maxDepth == 0) return c;
+    if (net.depthAllows(graphDepth(c.graph))) return c;
+  }
+  throw Error("graph generator: no model of depth in [" + std::to_string(net.minDepth) + ", " +
+              std::to_string(net.maxDepth) + "] after " + std::to_string(kDepthTries) +
+              " tries; widen limits.depth or change graph.blocks");
 }
 
 const BlockCorpus& graphCorpus(const GenConfig& config) {

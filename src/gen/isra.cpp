@@ -6,20 +6,80 @@
 // result would be non-finite, huge, or too sensitive to float32 rounding to compare
 // (OpSpec::unstable) is not appended; another one is drawn. This is a numeric filter,
 // not a constraint backtrack: shapes and attributes never need it.
+//
+// The config's limits (limits.h) are honoured as filters of the same kind: a node outside
+// the parameter limits or deeper than the maximum depth is drawn again; while the model is
+// too shallow for the minimum depth and few operations remain, each draw's first operand
+// is one of the deepest values; each required sequence is placed, with its odds, as one
+// chain at a random point; with input_shapes, the model's runtime inputs have those shapes
+// (the first is made up front) and other fresh operands are weights.
+#include <algorithm>
 #include <cmath>
 
 #include "caffe/layer_map.h"
+#include "gen/align.h"
 #include "gen/caffe_filter.h"
 #include "gen/eval_builder.h"
-#include "gen/weight_fill.h"
 #include "gen/generators.h"
+#include "gen/sequences.h"
 #include "gen/value_pool.h"
+#include "gen/weight_fill.h"
+#include "ops/common.h"
 #include "interp/interpreter.h"
 #include "interp/values.h"
 
 namespace nnfuzz {
 
+using nlohmann::json;
+
 namespace {
+
+constexpr int kChainAttempts = 200;
+
+/// The value pool, but while the model must grow deeper, operand 0 is a deepest value,
+/// aligned with helper operators where it does not fit (align.h).
+class DepthSource : public OperandSource {
+ public:
+  DepthSource(EvalBuilder& builder, const GenConfig& config, Rng& rng)
+      : builder_(builder), pool_(builder.pool()), limits_(config.limits), net_(config.net), rng_(rng) {}
+  std::vector<ValueId> deepest;  ///< values of the greatest depth so far
+  bool deepen = false;
+  bool narrowed = false;  ///< the parameter limits changed this node's sampled attributes
+
+  int arity(const OpSpec& spec, int drawn) override {
+    spec_ = &spec;
+    narrowed = false;
+    return drawn;
+  }
+  void adjustAttributes(const OpSpec& spec, OpDraft& draft) override {
+    if (!net_.params.empty()) narrowed = narrowAttributes(net_, spec, draft.attrs, rng_);
+  }
+
+  ValueId pinned(int index, const OperandNeed& need) override {
+    if (index > 0 && spec_ && !net_.params.empty()) {
+      // A weight dim the limits fix (Conv's num_output): a fresh weight drawn within them.
+      if (auto type = sampleWithinDims(net_, *spec_, index, need.sample, rng_))
+        return builder_.weight(sampleTensor(*type, need.rangeOf(*type), rng_));
+      return kNoValue;
+    }
+    if (index != 0 || !deepen || deepest.empty()) return kNoValue;
+    const ValueId v = deepest[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(deepest.size()) - 1))];
+    return alignValue(builder_, v, need, limits_, rng_).value_or(kNoValue);
+  }
+  ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
+                       const std::function<ValueRange(const TensorType&)>& rangeOf) override {
+    return pool_.pickExisting(accepts, rangeOf);
+  }
+  const TensorType& typeOf(ValueId value) const override { return pool_.typeOf(value); }
+
+ private:
+  EvalBuilder& builder_;
+  ValuePool& pool_;
+  const Limits& limits_;
+  const NetLimits& net_;
+  Rng& rng_;
+  const OpSpec* spec_ = nullptr;
+};
 
 class IsraGen : public Generator {
  public:
@@ -35,7 +95,10 @@ class IsraGen : public Generator {
     GeneratedCase out;
     Graph& g = out.graph;
     ValuePool pool(g, rng);
-    const int target = static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps));
+    EvalBuilder builder(g, pool);
+    DepthSource source(builder, config_, rng);
+    const NetLimits& net = config_.net;
+    const int target = std::max(static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps)), net.minDepth);
     out.requestedOps = target;
     int added = 0;
     const int maxAttempts = 20 * target + 100;
@@ -43,16 +106,64 @@ class IsraGen : public Generator {
     std::vector<Tensor> fresh;
     std::vector<const Tensor*> operandData;
     std::vector<bool> caffeWeights;  // per operand, when only Caffe-expressible nodes are drawn
-    // Keep going past maxAttempts only while the graph is still empty: a model needs an op.
-    while ((added < target && out.attempts < maxAttempts) || (added == 0 && out.attempts < kHardCap)) {
-      ++out.attempts;
-      const OpSpec& spec = *ops_[rng.weighted(weights_)];
-      Instantiation inst = instantiateOp(spec, rng, config_.limits, &pool, config_.pickingRate);
-      if (auto problem = unsound(spec, inst)) {
-        if (out.unsoundOps++ == 0) out.firstUnsound = *problem;
+    std::vector<int> depth;  // by value id: longest operator path from an input or weight
+    int modelDepth = 0;
+    auto noteDepths = [&] {
+      depth = valueDepths(g);
+      modelDepth = *std::max_element(depth.begin(), depth.end());
+      source.deepest.clear();
+      for (NodeId id : g.order())
+        for (ValueId v : g.node(id).outputs)
+          if (depth[v] == modelDepth) source.deepest.push_back(v);
+    };
+    if (!net.inputShapes.empty()) {
+      const TensorType type{opsupport::sampleDType(rng, config_.limits, opsupport::kAllTypes), rng.pick(net.inputShapes)};
+      builder.input(sampleTensor(type, defaultRange(type.dtype), rng));
+    }
+    // Required sequences: each, with its odds, at a random point of the model.
+    std::vector<std::pair<int, const RequiredSequence*>> chains;
+    for (const RequiredSequence& s : net.sequences)
+      if (rng.bernoulli(s.p)) chains.emplace_back(static_cast<int>(rng.uniformInt(0, target - 1)), &s);
+    std::sort(chains.begin(), chains.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    json placedChains = json::array();
+    // Keep going past maxAttempts only while the graph is still empty or too shallow.
+    while ((added < target && out.attempts < maxAttempts) || (added == 0 && out.attempts < kHardCap) ||
+           (modelDepth < net.minDepth && out.attempts < 50 * maxAttempts)) {
+      if (!chains.empty() && chains.front().first <= added) {
+        const RequiredSequence& seq = *chains.front().second;
+        chains.erase(chains.begin());
+        if (auto nodes = placeChain(builder, seq, rng)) {
+          added += static_cast<int>(nodes->size());
+          placedChains.push_back({{"ops", seq.text()}, {"nodes", *nodes}});
+          noteDepths();
+        }
         continue;
       }
-      if (!config_.avoid.empty() && config_.avoids(spec, operandTypes(inst), inst.attrs)) continue;
+      ++out.attempts;
+      const OpSpec& spec = *ops_[rng.weighted(weights_)];
+      source.deepen = net.minDepth > 0 && modelDepth < net.minDepth && target - added <= net.minDepth - modelDepth;
+      const size_t mark = builder.mark();  // helpers aligning a deepest value
+      auto reject = [&] { builder.rollback(mark); };
+      Instantiation inst = instantiateOp(spec, rng, config_.limits, &source, config_.pickingRate);
+      if (auto problem = unsound(spec, inst)) {
+        // Narrowed attributes may leave no valid node: a rejection, not a sampler bug.
+        if (!source.narrowed && out.unsoundOps++ == 0) out.firstUnsound = *problem;
+        reject();
+        continue;
+      }
+      if (config_.avoids(spec, operandTypes(inst), inst.attrs)) {
+        reject();
+        continue;
+      }
+      if (builder.mark() != mark) depth = valueDepths(g);  // helpers were appended
+      if (depth.size() < g.valueCapacity()) depth.resize(g.valueCapacity(), 0);
+      int nodeDepth = 1;
+      for (const Operand& op : inst.operands)
+        if (op.existing != kNoValue) nodeDepth = std::max(nodeDepth, depth[op.existing] + 1);
+      if ((net.maxDepth > 0 && nodeDepth > net.maxDepth) || (source.deepen && nodeDepth <= modelDepth)) {
+        reject();
+        continue;
+      }
 
       // Concrete operands: reused values' data, or fresh data in the operand's range.
       fresh.assign(inst.operands.size(), Tensor());
@@ -72,8 +183,11 @@ class IsraGen : public Generator {
         if (!config_.weightFill.empty()) fillWeights(config_.weightFill, spec.name, inst, caffeWeights, fresh, rng);
       }
       std::vector<Tensor> results = evalOp(spec, operandData, inst.attrs, inst.outputTypes);
-      if (!usableResults(spec, operandData, inst.attrs, results)) continue;
-      if (caffe_ && !caffeAccepts(spec, inst, operandData, caffeWeights)) continue;
+      if (!usableResults(spec, operandData, inst.attrs, results) ||
+          (caffe_ && !caffeAccepts(spec, inst, operandData, caffeWeights))) {
+        reject();
+        continue;
+      }
 
       // Commit: fresh operands become inputs or weights, then the node.
       std::vector<ValueId> operands(inst.operands.size(), kNoValue);
@@ -84,19 +198,60 @@ class IsraGen : public Generator {
           operands[k] = op.existing;
           continue;
         }
-        const bool weight = caffe_ ? caffeWeights[k] : op.constant || rng.bernoulli(config_.weightRate);
-        operands[k] = weight ? g.addWeight(fresh[k]) : g.addInput(fresh[k].type);
-        pool.add(operands[k], std::move(fresh[k]));
+        const bool weight = caffe_ ? caffeWeights[k]
+                                   : op.constant || !net.inputShapeAllows(op.type) || rng.bernoulli(config_.weightRate);
+        operands[k] = weight ? builder.weight(std::move(fresh[k])) : builder.input(std::move(fresh[k]));
       }
-      const NodeId node = g.addNode(std::string(spec.name), std::move(operands), std::move(inst.attrs), inst.outputTypes);
-      for (size_t r = 0; r < results.size(); ++r) pool.add(g.node(node).outputs[r], std::move(results[r]));
+      builder.commit(spec.name, std::move(operands), std::move(inst.attrs), inst.outputTypes, std::move(results));
       ++added;
+      depth.resize(g.valueCapacity(), 0);
+      for (ValueId v : g.node(g.order().back()).outputs) {
+        depth[v] = nodeDepth;
+        if (nodeDepth > modelDepth) source.deepest.clear();
+        if (nodeDepth >= modelDepth) source.deepest.push_back(v);
+      }
+      modelDepth = std::max(modelDepth, nodeDepth);
     }
-    finish(out, pool, rng, caffe_);
+    finish(out, pool, rng, !net.empty(), caffe_);
+    if (!net.empty()) out.meta = {{"depth", modelDepth}, {"sequences", placedChains}};
     return out;
   }
 
  private:
+  /// Places a required sequence on a runtime input (the first input_shapes one, or a fresh
+  /// one the first operator takes); the chain's node ids, or nullopt if it did not fit.
+  std::optional<std::vector<NodeId>> placeChain(EvalBuilder& builder, const RequiredSequence& seq, Rng& rng) {
+    const NetLimits& net = config_.net;
+    // Many tries: parameter limits may reject most of what the samplers draw.
+    for (int attempt = 0; attempt < kChainAttempts; ++attempt) {
+      const size_t mark = builder.mark();
+      ValueId start = kNoValue;
+      if (!net.inputShapes.empty()) {
+        start = builder.graph().inputs().front();
+      } else {
+        const Instantiation probe = instantiateOp(*seq.ops.front(), rng, config_.limits, nullptr, 0.0);
+        if (!probe.ok()) continue;
+        const Operand& first = probe.operands.front();
+        start = builder.input(first.constant ? *first.constant : sampleTensor(first.type, first.range, rng));
+      }
+      std::optional<Placement> placed = placeSequence(builder, config_, seq, start, rng);
+      if (!placed) continue;
+      if (net.maxDepth > 0 && graphDepthOf(builder.graph(), placed->outputs) > net.maxDepth) {
+        builder.rollback(mark);
+        continue;
+      }
+      return placed->members;
+    }
+    return std::nullopt;
+  }
+
+  static int graphDepthOf(const Graph& g, const std::vector<ValueId>& values) {
+    const std::vector<int> depth = valueDepths(g);
+    int d = 0;
+    for (ValueId v : values) d = std::max(d, depth[v]);
+    return d;
+  }
+
   static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
     std::vector<const TensorType*> types;
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
@@ -115,12 +270,14 @@ class IsraGen : public Generator {
     return std::nullopt;
   }
 
-  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool caffe) {
+  /// `prune`: drop inputs a rolled-back chain left unused; `caffe`: only outputs Caffe writes.
+  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool prune, bool caffe) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
     for (NodeId id : g.nodes()) appendGraphOutputs(g, id, rng, outputs);
     if (caffe) dropOptionalOutputs(g, outputs);
     g.setOutputs(outputs);
+    if (prune) g.removeUnused();
     for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
     for (ValueId v : outputs) {
       out.outputs.push_back(pool.data(v));

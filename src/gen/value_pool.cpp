@@ -36,6 +36,7 @@ ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& ac
                                 const std::function<ValueRange(const TensorType&)>& rangeOf) {
   candidates_.clear();
   for (ValueId id : ids_) {
+    if (!graph_.value(id).alive) continue;  // a rolled-back node's result
     const TensorType& type = graph_.value(id).type;
     if (!accepts(type)) continue;
     if (!within(id, rangeOf(type))) continue;

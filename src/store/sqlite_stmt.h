@@ -46,6 +46,7 @@ class Stmt {
     if (rc == SQLITE_DONE) return false;
     throw Error(std::string("campaign database: ") + sqlite3_errmsg(db_));
   }
+  sqlite3_stmt* raw() { return stmt_; }  ///< for binds Stmt lacks (blobs)
   int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
   std::string text(int col) const {
