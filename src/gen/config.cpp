@@ -161,7 +161,10 @@ void validateConfig(const GenConfig& c) {
   if (c.minOps < 1) throw Error("min_ops must be >= 1, got " + std::to_string(c.minOps));
   if (c.minOps > c.maxOps)
     throw Error("min_ops (" + std::to_string(c.minOps) + ") is greater than max_ops (" + std::to_string(c.maxOps) + ")");
-  if (c.maxOps > 100000) throw Error("max_ops must be <= 100000");
+  // Generation and evaluation grow faster than linearly with size: 3,000 operators take half a
+  // second a model, 100,000 took minutes and 1.5 GB.
+  if (c.maxOps > kMaxOpsCap)
+    throw Error("max_ops must be <= " + std::to_string(kMaxOpsCap) + " (a model that large takes seconds to make)");
   if (c.limits.maxRank < 0 || c.limits.maxRank > 8) throw Error("max_rank must be in [0, 8]");
   if (c.limits.minDim < 1 || c.limits.minDim > c.limits.maxDim)
     throw Error("need 1 <= min_dim <= max_dim, got min_dim " + std::to_string(c.limits.minDim) + ", max_dim " +

@@ -82,6 +82,9 @@ struct GenConfig {
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
 };
 
+/// The most operators a model may have (max_ops): about 10 s a model at the cap.
+inline constexpr int kMaxOpsCap = 10000;
+
 /// The built-in default: every operator, float32 mostly, Isra's paper settings, and the
 /// configurations ONNX Runtime's CPU provider rejects or gets wrong avoided (avoid.h).
 GenConfig defaultConfig();

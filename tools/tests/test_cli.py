@@ -59,6 +59,9 @@ def test_bad_inputs_give_one_clear_line(nnfuzz, tmp_path):
 
     assert "greater than max_ops" in one_line_error(
         nnfuzz("gen", "--min-ops", 9, "--max-ops", 3, "-o", tmp_path / "z", check=False))
+    # 100,000 operators used to run for minutes with 1.5 GB resident.
+    assert "max_ops must be <= 10000" in one_line_error(
+        nnfuzz("gen", "--max-ops", 100000, "-o", tmp_path / "big", check=False, timeout=10))
 
     locked = tmp_path / "locked"
     locked.mkdir()
