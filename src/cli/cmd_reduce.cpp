@@ -3,6 +3,11 @@
 // the model to the smallest sub-model that still fails the same way (triage/reduce.h). Each
 // reduced case is written as a case folder OUT/<backend>-<mode>[-vs-<mode>]-<class>/ and printed
 // in the text IR, with the culprit blame names (triage/blame.h). Exit 1 when some bug was seen.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/core.h>
 
 #include "cli/cli.h"
@@ -41,6 +46,12 @@ void reduceOne(const ReduceCommandOptions& o) {
   const CaseData data = readCase(o.caseDir);
   if (!data.graph) throw Error("cannot reduce " + o.caseDir + ": " + data.importProblem);
   oracleNamed(o.policy);  // a bad policy name fails before the SUTs start
+  {  // and so does an output folder that cannot be written
+    std::error_code ec;
+    fs::create_directories(o.out, ec);
+    if (ec || ::access(o.out.c_str(), W_OK) != 0)
+      throw Error("cannot write reduced cases to " + o.out + ": " + (ec ? ec.message() : std::strerror(errno)));
+  }
   const WorkerLimits limits;
   const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
   const Oracle oracle = oracleNamed(o.policy, suts);

@@ -147,6 +147,12 @@ def test_hostile_models_are_refused_in_one_line_not_run(nnfuzz, tmp_path):
     assert "short_raw: FAIL: " in r.stdout and "has 2 bytes of raw data, its 2 elements need 16" in r.stdout
     assert "huge_window: FAIL: " in r.stdout and "beyond any window" in r.stdout
     assert "heavy_conv: FAIL: the reference would take about 5.8e+12 steps" in r.stdout
+    # An output folder that cannot be written fails before any SUT starts (no worker stderr).
+    good = tmp_path / "good"
+    nnfuzz("gen", "-n", 1, "-o", good)
+    (tmp_path / "a_file").write_text("")
+    r = nnfuzz("reduce", good / "000000", "--backends", "onnxruntime", "-o", tmp_path / "a_file" / "sub", check=False)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "cannot write reduced cases" in r.stderr, r.stderr
     for case in ("short_raw", "huge_window"):
         r = nnfuzz("reduce", tmp_path / case, "--backends", "onnxruntime", "-o", tmp_path / "r", check=False, timeout=60)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is refused" in r.stderr, r.stderr
