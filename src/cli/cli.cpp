@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   addReduceCommand(app);
   addMutateCommand(app);
   addReportCommand(app);
+  addInferCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

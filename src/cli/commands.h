@@ -15,5 +15,6 @@ void addRunCommand(CLI::App& app);
 void addReduceCommand(CLI::App& app);
 void addMutateCommand(CLI::App& app);
 void addReportCommand(CLI::App& app);
+void addInferCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

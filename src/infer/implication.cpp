@@ -71,7 +71,9 @@ std::vector<Predicate> deduplicate(const std::vector<Predicate>& preds, std::spa
   Encoder enc{ctx, {}};
   z3::solver s(ctx);
   z3::params params(ctx);
-  params.set("timeout", 100u);
+  // A resource limit, not a timeout: the verdicts (and so the rule files) must not depend
+  // on the machine's load.
+  params.set("rlimit", 200000u);
   s.set(params);
   for (const auto& name : symbols) {
     enc.symbols.push_back(ctx.int_const(name.c_str()));

@@ -2,7 +2,8 @@
 //
 // Symbols are unbounded integers except input dims ("i<k>_<d>"), which are >= 0. Floor
 // division and Python-style mod are encoded exactly; a predicate whose divisor is 0 is
-// false, as evaluate() says. A solver timeout counts as "not implied" (keep).
+// false, as evaluate() says. A query that exceeds Z3's resource limit (deterministic, unlike a timeout) counts
+// as "not implied" (keep).
 #pragma once
 
 #include <span>

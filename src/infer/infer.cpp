@@ -13,8 +13,12 @@ std::vector<OperatorRules> inferRules(const std::vector<Record>& records, const 
   ReuseCache reuse;
   std::vector<OperatorRules> out;
   for (const PartialOp& p : groupPartialOps(records)) {
-    if (out.empty() || out.back().op != p.op || out.back().domain != p.domain)
+    if (out.empty() || out.back().op != p.op || out.back().domain != p.domain) {
       out.push_back({p.op, p.domain, options.labelledBy, {}});
+      // Reuse stays within one operator, so an operator's rules do not depend on which
+      // other operators were inferred in the same run.
+      reuse = {};
+    }
     auto start = std::chrono::steady_clock::now();
     PartialRule rule{p.signature, p.symbols, p.outputs, p.outputRanks, synthesize(p, bank, options.synth, &reuse), {}};
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

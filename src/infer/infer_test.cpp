@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "infer/augment.h"
 #include "infer/enumerator.h"
 #include "infer/implication.h"
 #include "infer/infer.h"
@@ -183,6 +184,55 @@ TEST(RuleFile, RoundTripsAndExplains) {
   std::string text = explain(back[0]);
   EXPECT_NE(text.find("output 0 = [i0_0, "), std::string::npos) << text;
   EXPECT_THROW(rulesFromJson(nlohmann::json::parse(R"({"op": "X"})"), "x.json"), Error);
+}
+
+}  // namespace
+}  // namespace nnfuzz::infer
+
+namespace nnfuzz::infer {
+namespace {
+
+// Labels calls of "Window" (out = i - k + 1, valid iff 1 <= k <= i) by that definition;
+// the real acceptor (ONNX Runtime) is exercised through `nnfuzz infer --backend`.
+class WindowAcceptor : public Acceptor {
+ public:
+  std::string name() const override { return "window semantics"; }
+  std::vector<Label> label(const std::vector<Record>& calls) override {
+    std::vector<Label> out;
+    for (const Record& r : calls) {
+      int64_t i = r.inputs[0].shape[0], k = r.attrs.at("k").ints[0];
+      if (i == 7) out.push_back({Label::Drop, {}});  // as a nondeterministic call would be
+      else if (k >= 1 && k <= i) out.push_back({Label::Pass, {{1, {i - k + 1}}}});
+      else out.push_back({Label::Reject, {}});
+    }
+    ++batches;
+    return out;
+  }
+  int batches = 0;
+};
+
+TEST(Augment, LabelsOffsetSwapAndSpecialMutantsSoOneSeedYieldsTheRule) {
+  Record seed;
+  seed.op = "Window";
+  seed.inputs = {{1, {5}}};
+  seed.attrs["k"] = {AttrValue::Int, {3}, {}, {}};
+  seed.outputs = {{1, {999}}};  // relabelled by the acceptor
+  seed.source = "seed";
+  WindowAcceptor acceptor;
+  AugmentStats stats;
+  auto records = augment({seed}, acceptor, 100, &stats);
+  EXPECT_EQ(acceptor.batches, 2);  // the seeds, then all mutants at once
+  EXPECT_EQ(stats.seedsKept, 1);
+  EXPECT_EQ(records[0].outputs[0].shape, std::vector<int64_t>{3});
+  EXPECT_GT(stats.passing, 0);
+  EXPECT_GT(stats.rejected, 0);  // swap (i=3, k=5) and k = 0, -1
+  for (const Record& r : records) EXPECT_NE(r.inputs[0].shape[0], 7);
+  auto partials = groupPartialOps(records);
+  ASSERT_EQ(partials.size(), 1u);
+  Rule rule = synthesize(partials[0], HoleBank({.maxOps = 2, .maxHoles = 3}), {});
+  ASSERT_TRUE(rule.shapeInferred());
+  EXPECT_EQ(toText(*rule.outputs[0], partials[0].symbols), "i0_0 - a.k + 1");
+  EXPECT_EQ(rule.constraintStatus, ConstraintStatus::Inferred);
 }
 
 }  // namespace

@@ -132,6 +132,23 @@ void collectNodeTestRecords(const std::filesystem::path& root, const std::string
   }
 }
 
+std::string nodeTestLabel(const std::string& dir) {
+  if (dir.find("libonnx-testdata") != std::string::npos) return "debian";
+  if (dir.find("site-packages/onnx") != std::string::npos) return "onnx-pip";
+  return dir;
+}
+
+RecordSet collectNodeTests(const std::vector<std::string>& dirs, const std::vector<std::string>& ops,
+                           std::string* labelledBy) {
+  RecordSet set;
+  *labelledBy = "ONNX backend node-test outputs:";
+  for (const auto& dir : dirs) {
+    collectNodeTestRecords(dir, nodeTestLabel(dir), ops, set);
+    *labelledBy += " " + nodeTestLabel(dir);
+  }
+  return set;
+}
+
 onnx::ModelProto modelForRecord(const Record& record) {
   onnx::ModelProto model;
   model.set_ir_version(8);

@@ -59,6 +59,14 @@ struct RecordSet {
 void collectNodeTestRecords(const std::filesystem::path& root, const std::string& label,
                             const std::vector<std::string>& ops, RecordSet& out);
 
+/// The provenance label of a node-test folder: "debian" for Debian's libonnx-testdata,
+/// "onnx-pip" for the pip package's data, else the folder itself.
+std::string nodeTestLabel(const std::string& dir);
+
+/// Records from every folder; `labelledBy` names them for the rule files.
+RecordSet collectNodeTests(const std::vector<std::string>& dirs, const std::vector<std::string>& ops,
+                           std::string* labelledBy);
+
 /// Builds a single-node model reproducing the record's call (inputs as graph inputs).
 onnx::ModelProto modelForRecord(const Record& record);
 

@@ -131,6 +131,11 @@ Rule synthesize(const PartialOp& p, const HoleBank& bank, const SynthLimits& lim
     rule.outputs.push_back(found);
   }
 
+  if (counter.empty() && limits.augmented) {
+    rule.constraintStatus = ConstraintStatus::Inferred;
+    return rule;
+  }
+
   // Algorithm 1: predicates every passing record satisfies.
   std::vector<Predicate> kept;
   Budget predBudget{limits};

@@ -6,7 +6,8 @@
 // `predicateOps` operators: keep those every passing record satisfies; the conjunction
 // must reject every counter-example, else the constraints are not inferred. Without
 // counter-examples the kept predicates stand as a conservative (narrow) rule: they only
-// describe where the operator was seen to work. Algorithm 2 then drops redundant
+// describe where the operator was seen to work; unless the records were augmented, in
+// which case no counter-example means no constraint. Algorithm 2 then drops redundant
 // predicates (implication.h).
 #pragma once
 
@@ -47,6 +48,9 @@ struct SynthLimits {
   uint64_t maxCandidates = 20'000'000;
   /// Wall-clock budget per partial operator in seconds (0 = none; makes results timing-dependent).
   double seconds = 0;
+  /// The records were augmented by an acceptor: a partial operator none of whose mutants
+  /// was rejected has no constraints (the paper's counter-example-free case).
+  bool augmented = false;
 };
 
 /// Previously found output expressions, tried first on partial operators of the same
