@@ -73,7 +73,7 @@ std::vector<Predicate> deduplicate(const std::vector<Predicate>& preds, std::spa
   z3::params params(ctx);
   // A resource limit, not a timeout: the verdicts (and so the rule files) must not depend
   // on the machine's load.
-  params.set("rlimit", 200000u);
+  params.set("rlimit", 20000u);
   s.set(params);
   for (const auto& name : symbols) {
     enc.symbols.push_back(ctx.int_const(name.c_str()));
