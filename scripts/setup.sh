@@ -17,7 +17,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 packages=(build-essential cmake ninja-build pkg-config protobuf-compiler libprotobuf-dev
           libonnx-dev libonnx-testdata libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-          libfmt-dev nlohmann-json3-dev libsqlite3-dev python3 python3-venv
+          libfmt-dev nlohmann-json3-dev libsqlite3-dev libz3-dev python3 python3-venv
           libjs-chart.js graphviz chromium)
 missing=()
 for p in "${packages[@]}"; do

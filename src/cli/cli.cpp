@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   addMutateCommand(app);
   addReportCommand(app);
   addMergeCommand(app);
+  addInferCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

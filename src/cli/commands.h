@@ -17,5 +17,6 @@ void addMutateCommand(CLI::App& app);
 void addReportCommand(CLI::App& app);
 void addMergeCommand(CLI::App& app);
 void addCorpusCommand(CLI::App& app);
+void addInferCommand(CLI::App& app);
 
 }  // namespace nnfuzz::cli

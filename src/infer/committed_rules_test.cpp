@@ -1,0 +1,40 @@
+// committed_rules_test.cpp - the rule files committed under rules/ are what `nnfuzz infer`
+// builds. Rebuilding every operator takes minutes, so this rebuilds a fixed subset from
+// Debian's node tests (offline, deterministic: the budget counts candidates, not seconds)
+// with the CLI's default options and compares the JSON exactly.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "infer/infer.h"
+#include "infer/record.h"
+#include "infer/rule_file.h"
+
+namespace nnfuzz::infer {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CommittedRules, EqualWhatInferBuilds) {
+  const fs::path node = fs::path(NNFUZZ_TESTDATA_DIR) / "node";
+  if (!fs::is_directory(node)) GTEST_SKIP() << node << " is missing (Debian's libonnx-testdata)";
+  const std::vector<std::string> ops = {"Relu", "Add", "Transpose", "Concat", "Softmax", "Flatten"};
+  std::string labelledBy;
+  RecordSet set = collectNodeTests({node.string()}, ops, &labelledBy);
+  ASSERT_FALSE(set.records.empty());
+  InferOptions options;  // the CLI's defaults
+  options.labelledBy = labelledBy;
+  auto built = inferRules(set.records, options);
+  ASSERT_EQ(built.size(), ops.size());
+  for (const auto& rules : built) {
+    fs::path path = fs::path(NNFUZZ_SOURCE_DIR) / "rules" / ruleFileName(rules.op, rules.domain);
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path << " is not committed";
+    auto committed = nlohmann::json::parse(in);
+    EXPECT_EQ(committed, toJson(rules)) << path << " differs from what nnfuzz infer builds; rerun it";
+  }
+}
+
+}  // namespace
+}  // namespace nnfuzz::infer

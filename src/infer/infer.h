@@ -1,0 +1,31 @@
+// infer.h - the rule inference pipeline: records -> partial operators -> rules per operator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "infer/enumerator.h"
+#include "infer/rule_file.h"
+#include "infer/synth.h"
+
+namespace nnfuzz::infer {
+
+struct InferOptions {
+  BankLimits bank;
+  SynthLimits synth;
+  std::string labelledBy;  // e.g. "onnx node-test outputs (debian libonnx-testdata, onnx 1.22)"
+};
+
+/// What inference of one partial operator took, for the figures (not written to rule files).
+struct PartialTiming {
+  std::string signature;
+  double seconds = 0;
+  bool shapeInferred = false;
+  ConstraintStatus constraintStatus = ConstraintStatus::PassingOnly;
+};
+
+/// Infers the rules of every operator in `records`, operators in (domain, op) order.
+std::vector<OperatorRules> inferRules(const std::vector<Record>& records, const InferOptions& options,
+                                      std::vector<PartialTiming>* timings = nullptr);
+
+}  // namespace nnfuzz::infer

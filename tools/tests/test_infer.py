@@ -1,0 +1,49 @@
+"""`nnfuzz infer`: rule files from node tests, labelled and augmented by the real ONNX Runtime."""
+import json
+import os
+import subprocess
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def label(paths):
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ort_label.py")], input="\n".join(map(str, paths)),
+                       capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def pool_model(path, size, kernel):
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[kernel])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, size])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def test_ort_label_passes_rejects_and_reports_output_shapes(tmp_path):
+    pool_model(tmp_path / "ok.onnx", 5, 2)
+    pool_model(tmp_path / "bad.onnx", 2, 5)  # kernel larger than the input
+    ok, bad = label([tmp_path / "ok.onnx", tmp_path / "bad.onnx"])
+    assert ok == {"label": "pass", "outputs": [[1, [1, 1, 4]]]}
+    assert bad["label"] == "reject"
+
+
+def test_infer_with_onnxruntime_learns_maxpool_output_dim(nnfuzz, tmp_path):
+    r = nnfuzz("infer", "--backend", "onnxruntime", "--ops", "MaxPool", "--per-partial", 30, "-o", tmp_path)
+    assert "augmentation (onnxruntime " in r.stdout
+    rules = json.loads((tmp_path / "MaxPool.json").read_text())
+    assert "onnxruntime" in rules["labelled_by"]
+    one_d = [p for p in rules["partial_operators"] if p["signature"] == "MaxPool in=3 kernel_shape[1] out=3"]
+    assert one_d and one_d[0]["shape"] == ["i0_0", "i0_1", "i0_2 - a.kernel_shape_0 + 1"]
+    explained = nnfuzz("infer", "--explain", "MaxPool", "--rules", tmp_path).stdout
+    assert "output 0 = [i0_0, i0_1, i0_2 - a.kernel_shape_0 + 1]" in explained
+
+
+def test_infer_errors_are_one_line(nnfuzz, tmp_path):
+    r = nnfuzz("infer", "--explain", "NoSuchOp", "--rules", tmp_path, check=False)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "NoSuchOp" in r.stderr
+    r = nnfuzz("infer", "--node-tests", tmp_path / "missing", "-o", tmp_path, check=False)
+    assert r.returncode == 2 and "does not exist" in r.stderr
