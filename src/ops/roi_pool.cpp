@@ -22,6 +22,7 @@
 
 #include "ops/nn_util.h"
 #include "ops/shape_util.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 
@@ -50,6 +51,8 @@ struct AlignGeometry {
   int64_t gridH, gridW;
 };
 
+constexpr double kMaxSamplesPerBin = 1 << 20;
+
 AlignGeometry alignGeometry(const Attributes& attrs, const double* roi, int64_t outH, int64_t outW) {
   const double scale = attrs.getFloat("spatial_scale", 1.0);
   const bool halfPixel = attrs.getString("coordinate_transformation_mode", "half_pixel") == "half_pixel";
@@ -65,8 +68,14 @@ AlignGeometry alignGeometry(const Attributes& attrs, const double* roi, int64_t 
   g.binH = h / static_cast<double>(outH);
   g.binW = w / static_cast<double>(outW);
   const int64_t ratio = attrs.getInt("sampling_ratio", 0);
-  g.gridH = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(h / static_cast<double>(outH)));
-  g.gridW = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(w / static_cast<double>(outW)));
+  const double gridH = ratio > 0 ? static_cast<double>(ratio) : std::ceil(h / static_cast<double>(outH));
+  const double gridW = ratio > 0 ? static_cast<double>(ratio) : std::ceil(w / static_cast<double>(outW));
+  // Regions from outside the generator may be huge or not finite: no grid the reference can walk.
+  if (!(gridH * gridW <= kMaxSamplesPerBin))
+    throw Error("RoiAlign: a region needs " + std::to_string(gridH * gridW) + " samples per bin, over the reference's " +
+                std::to_string(static_cast<int64_t>(kMaxSamplesPerBin)));
+  g.gridH = static_cast<int64_t>(gridH);
+  g.gridW = static_cast<int64_t>(gridW);
   return g;
 }
 
@@ -178,6 +187,8 @@ void runRoiAlign(const KernelArgs& a, Tensor* out, bool* unstable) {
     const AlignGeometry g = alignGeometry(a.attrs, rois.data.data() + r * 4, oh, ow);
     if (unstable && adaptive && (nearInteger(g.binH) || nearInteger(g.binW))) *unstable = true;
     const auto b = static_cast<int64_t>(idx.data[static_cast<size_t>(r)]);
+    if (b < 0 || b >= x.type.shape[0])
+      throw Error("RoiAlign: batch index " + std::to_string(b) + " of region " + std::to_string(r) + " is outside the input");
     for (int64_t ph = 0; ph < oh; ++ph)
       for (int64_t pw = 0; pw < ow; ++pw) {
         std::vector<Corners> samples;
@@ -274,6 +285,9 @@ InferResult inferMaxRoiPool(const InferArgs& a) {
   for (int64_t r = 0; r < rois.shape[0]; ++r) {
     const double b = a.constants[1]->data[static_cast<size_t>(r * 5)];
     if (b != std::floor(b) || b < 0 || b >= static_cast<double>(x.shape[0])) return InferResult::fail("a batch index is out of range");
+    for (int k = 1; k < 5; ++k)  // corners become pixel indices: they must be numbers an image can have
+      if (!(std::abs(a.constants[1]->data[static_cast<size_t>(r * 5 + k)] * scale) < 1e9))
+        return InferResult::fail("a region corner is not finite or beyond any image");
   }
   return {{TensorType{x.dtype, {rois.shape[0], x.shape[1], pooled[0], pooled[1]}}}, {}};
 }
