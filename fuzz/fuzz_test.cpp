@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 
 #include "fuzz/targets.h"
 
@@ -27,6 +30,20 @@ TEST(FuzzTargets, OnnxModel) { runTarget(onnxModel, onnxModelSeeds(20)); }
 TEST(FuzzTargets, IrText) { runTarget(irText, irTextSeeds(20)); }
 TEST(FuzzTargets, ConfigJson) { runTarget(configJson, configJsonSeeds()); }
 TEST(FuzzTargets, WorkerReply) { runTarget(workerReply, workerReplySeeds()); }
+
+// Inputs libFuzzer once crashed a target with (fuzz/regressions/TARGET/), kept as they were.
+TEST(FuzzTargets, EarlierCrashesStayFixed) {
+  const std::filesystem::path dir = std::filesystem::path(NNFUZZ_SOURCE_DIR) / "fuzz" / "regressions" / "onnx_model";
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(bytes.empty()) << entry.path();
+    onnxModel(bytes);
+    ++n;
+  }
+  EXPECT_GE(n, 2);
+}
 
 TEST(FuzzTargets, MutantsDifferFromTheirSeedAndAreReproducible) {
   const std::string seed = workerReplySeeds()[1];
