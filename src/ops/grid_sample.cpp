@@ -52,19 +52,14 @@ double denormalize(double n, int64_t size, bool alignCorners) {
 double reflect(double x, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0) return lo;
-  if (x < lo) {
-    const double d = lo - x;
-    const auto n = static_cast<int64_t>(d / range);
-    const double r = d - static_cast<double>(n) * range;
-    return n % 2 == 0 ? lo + r : hi - r;
-  }
-  if (x > hi) {
-    const double d = x - hi;
-    const auto n = static_cast<int64_t>(d / range);
-    const double r = d - static_cast<double>(n) * range;
-    return n % 2 == 0 ? hi - r : lo + r;
-  }
-  return x;
+  if (x >= lo && x <= hi) return x;
+  // Distance past the edge, folded over a period of two reflections (fmod: no integer cast,
+  // so a coordinate of any size is fine).
+  const double d = std::fmod(x < lo ? lo - x : x - hi, 2 * range);
+  const double r = d < range ? d : d - range;
+  const bool flipped = d >= range;
+  if (x < lo) return flipped ? hi - r : lo + r;
+  return flipped ? lo + r : hi - r;
 }
 
 struct Plane {
@@ -113,6 +108,11 @@ double sample(const Plane& p, double x, double y) {
     x = reflect(x, p.lo(), p.hi(p.w));
     y = reflect(y, p.lo(), p.hi(p.h));
   }
+  // A grid from outside the generator may hold anything: a few pixels past an edge every
+  // padding mode reads the same as further out, so far coordinates are clamped (not cast).
+  if (std::isnan(x) || std::isnan(y)) return std::nan("");
+  x = std::clamp(x, -8.0 - static_cast<double>(p.w), 8.0 + static_cast<double>(p.w));
+  y = std::clamp(y, -8.0 - static_cast<double>(p.h), 8.0 + static_cast<double>(p.h));
   if (p.s.mode == Mode::Nearest) return p.at(static_cast<int64_t>(y), static_cast<int64_t>(x));
   const double fx = std::floor(x), fy = std::floor(y);
   const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
