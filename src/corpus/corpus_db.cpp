@@ -46,17 +46,8 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 CorpusDb::CorpusDb(const fs::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw Error("cannot open corpus " + path.string() + ": " + why);
-  }
+  db_ = openDatabase(path, "corpus");
   try {
-    sqlite3_busy_timeout(db_, 10000);
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA foreign_keys=ON");
     exec(kSchema);

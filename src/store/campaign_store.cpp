@@ -99,16 +99,8 @@ std::string dumpJson(const nlohmann::json& j) { return j.dump(-1, ' ', false, nl
 }  // namespace
 
 CampaignStore::CampaignStore(const fs::path& path, const nlohmann::json& config, const nlohmann::json& versions) {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw Error("cannot open campaign database " + path.string() + ": " + why);
-  }
+  db_ = openDatabase(path, "campaign database");
   try {
-    sqlite3_busy_timeout(db_, 10000);  // readers (reports) may hold the file briefly
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON");

@@ -5,12 +5,29 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "store/campaign_store.h"
 #include "support/error.h"
 
 namespace nnfuzz {
+
+/// Opens (creating it and its folder) the read-write database at `path` with a 10 s busy
+/// timeout, for one connection shared by threads; throws "cannot open WHAT PATH: why".
+inline sqlite3* openDatabase(const std::filesystem::path& path, const std::string& what) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+      SQLITE_OK) {
+    const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw Error("cannot open " + what + " " + path.string() + ": " + why);
+  }
+  sqlite3_busy_timeout(db, 10000);  // readers (reports, replays) may hold the file briefly
+  return db;
+}
 
 /// A prepared statement; binds by position from 1, reads columns from 0.
 class Stmt {
