@@ -71,7 +71,7 @@ AlignGeometry alignGeometry(const Attributes& attrs, const double* roi, int64_t 
   const double gridH = ratio > 0 ? static_cast<double>(ratio) : std::ceil(h / static_cast<double>(outH));
   const double gridW = ratio > 0 ? static_cast<double>(ratio) : std::ceil(w / static_cast<double>(outW));
   // Regions from outside the generator may be huge or not finite: no grid the reference can walk.
-  if (!(gridH * gridW <= kMaxSamplesPerBin))
+  if (!(std::abs(gridH) <= kMaxSamplesPerBin && std::abs(gridW) <= kMaxSamplesPerBin && gridH * gridW <= kMaxSamplesPerBin))
     throw Error("RoiAlign: a region needs " + std::to_string(gridH * gridW) + " samples per bin, over the reference's " +
                 std::to_string(static_cast<int64_t>(kMaxSamplesPerBin)));
   g.gridH = static_cast<int64_t>(gridH);
