@@ -1,7 +1,4 @@
 // ir_text.cpp - fuzz target: GraphIR text from untrusted bytes (targets.h).
-#include <cstdio>
-#include <cstdlib>
-
 #include "fuzz/targets.h"
 #include "ir/graph.h"
 #include "support/error.h"
@@ -20,13 +17,9 @@ void irText(std::string_view text) {
   try {
     again = printGraph(parseGraph(printed));
   } catch (const Error& e) {
-    std::fprintf(stderr, "printed text does not parse: %s\n%s\n", e.what(), printed.c_str());
-    std::abort();
+    broken(std::string("printed text parses: ") + e.what(), printed);
   }
-  if (again != printed) {
-    std::fprintf(stderr, "text form does not round-trip:\n%s\n---\n%s\n", printed.c_str(), again.c_str());
-    std::abort();
-  }
+  if (again != printed) broken("the text form round-trips", printed + "---\n" + again);
   (void)verifyStructure(graph);
 }
 

@@ -1,7 +1,4 @@
 // onnx_model.cpp - fuzz target: an ONNX model from untrusted bytes (targets.h).
-#include <cstdlib>
-#include <cstdio>
-
 #include "fuzz/targets.h"
 #include "interp/interpreter.h"
 #include "onnx/export.h"
@@ -10,15 +7,6 @@
 #include "support/error.h"
 
 namespace nnfuzz::fuzz {
-
-namespace {
-
-[[noreturn]] void broken(const char* invariant, const std::string& detail) {
-  std::fprintf(stderr, "invariant broken: %s\n%s\n", invariant, detail.c_str());
-  std::abort();
-}
-
-}  // namespace
 
 void onnxModel(std::string_view bytes) {
   onnx::ModelProto model;

@@ -1,4 +1,7 @@
 // seeds.cpp - starting inputs for the fuzz targets, and a simple mutator (targets.h).
+#include <cstdio>
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "fuzz/targets.h"
@@ -52,6 +55,11 @@ std::vector<std::string> workerReplySeeds() {
           R"({"id": 7, "phase": "run", "status": "ok", "outputs": ["/tmp/o/output_0.pb"], "seconds": 0.02})",
           R"({"id": 7, "phase": "prepare", "status": "error", "type": "Fail", "message": "no kernel", "stage": "convert"})",
           R"({"id": 7, "phase": "run", "status": "worker_error", "message": "bad case"})"};
+}
+
+void broken(const std::string& invariant, const std::string& detail) {
+  std::fprintf(stderr, "invariant broken: %s\n%s\n", invariant.c_str(), detail.c_str());
+  std::abort();
 }
 
 std::string mutate(const std::string& seed, uint64_t salt) {

@@ -30,6 +30,9 @@ std::vector<std::string> irTextSeeds(int n);
 std::vector<std::string> configJsonSeeds();
 std::vector<std::string> workerReplySeeds();
 
+/// Reports a broken invariant on stderr and aborts: how a target tells the fuzzer.
+[[noreturn]] void broken(const std::string& invariant, const std::string& detail);
+
 /// A deterministic mutant of `seed` (byte flips, cuts, splices, repeats), as libFuzzer's
 /// simplest mutators would make, for builds without libFuzzer.
 std::string mutate(const std::string& seed, uint64_t salt);

@@ -8,6 +8,7 @@
 
 #include "gen/config.h"
 #include "gen/generator.h"
+#include "gen/golden_test_util.h"
 #include "interp/interpreter.h"
 #include "ops/infer_node.h"
 #include "support/error.h"
@@ -92,14 +93,7 @@ TEST(Generators, IsraGoldenText) {
       "ops": {"Abs": 1, "Exp": 1, "Log": 1, "Neg": 1, "Sqrt": 1, "Sin": 1},
       "dtypes": {"f32": 1}, "min_ops": 6, "max_ops": 6, "max_rank": 3, "max_dim": 3, "seed": 7})"));
   validateConfig(c);
-  const std::string text = printGraph(generateCase(c, 0).graph);
-  const std::filesystem::path golden = std::filesystem::path(NNFUZZ_SOURCE_DIR) / "src/gen/testdata/isra_seed7.ir";
-  if (std::getenv("NNFUZZ_UPDATE_GOLDEN")) std::ofstream(golden) << text;
-  std::ifstream in(golden);
-  ASSERT_TRUE(in) << "missing " << golden;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(text, expected.str());
+  expectGoldenText(printGraph(generateCase(c, 0).graph), "src/gen/testdata/isra_seed7.ir");
 }
 
 TEST(Config, BadConfigsGiveOneLineErrors) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "gen/golden_test_util.h"
 #include "gen/graph_gen.h"
 #include "gen/recipe_mutations.h"
 #include "interp/interpreter.h"
@@ -57,14 +58,7 @@ TEST(GraphGen, SameSeedSameBytesOtherSeedOtherModel) {
 TEST(GraphGen, GoldenTextForFixedSeeds) {
   for (int seed : {1, 2}) {
     GenConfig c = graphConfig(static_cast<uint64_t>(seed), 6, 6);
-    const std::string text = printGraph(generateCase(c, 0).graph);
-    const std::string path = std::string(NNFUZZ_SOURCE_DIR) + "/src/gen/testdata/graph_seed" + std::to_string(seed) + ".ir";
-    if (std::getenv("NNFUZZ_UPDATE_GOLDEN")) std::ofstream(path) << text;
-    std::ifstream in(path);
-    ASSERT_TRUE(in) << path;
-    std::stringstream want;
-    want << in.rdbuf();
-    EXPECT_EQ(text, want.str()) << "seed " << seed;
+    expectGoldenText(printGraph(generateCase(c, 0).graph), "src/gen/testdata/graph_seed" + std::to_string(seed) + ".ir");
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "gen/config.h"
 #include "gen/generator.h"
+#include "gen/golden_test_util.h"
 #include "gen/limits.h"
 #include "interp/interpreter.h"
 #include "ops/infer_node.h"
@@ -200,14 +201,7 @@ TEST(Limits, IsraGoldenText) {
       "limits": {"depth": {"min": 3, "max": 6}, "sequences": [{"ops": ["Conv", "Gemm"], "p": 1}],
                  "params": {"Conv": {"input1.dim0": {"min": 2, "max": 3}}}, "input_shapes": [[1, 2, 5, 5]]}})"));
   validateConfig(c);
-  const std::string text = printGraph(generateCase(c, 0).graph);
-  const std::filesystem::path golden = std::filesystem::path(NNFUZZ_SOURCE_DIR) / "src/gen/testdata/isra_limits_seed3.ir";
-  if (std::getenv("NNFUZZ_UPDATE_GOLDEN")) std::ofstream(golden) << text;
-  std::ifstream in(golden);
-  ASSERT_TRUE(in) << "missing " << golden;
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(text, expected.str());
+  expectGoldenText(printGraph(generateCase(c, 0).graph), "src/gen/testdata/isra_limits_seed3.ir");
 }
 
 }  // namespace

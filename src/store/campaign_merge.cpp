@@ -26,14 +26,7 @@ struct Shard {
 
 class Db {
  public:
-  Db(const fs::path& path, int flags) {
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-      const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
-      sqlite3_close(db_);
-      throw Error("cannot open " + path.string() + ": " + why);
-    }
-    sqlite3_busy_timeout(db_, 5000);
-  }
+  Db(const fs::path& path, bool readOnly) : db_(openDatabase(path, "campaign database", readOnly)) {}
   ~Db() { sqlite3_close(db_); }
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -54,7 +47,7 @@ class Db {
 Shard readShard(const fs::path& dir) {
   const fs::path path = dir / "campaign.db";
   if (!fs::exists(path)) throw Error("not a campaign folder (no campaign.db): " + dir.string());
-  Db db(path, SQLITE_OPEN_READONLY);
+  Db db(path, /*readOnly=*/true);
   Shard s{dir, {}, "", {}, 0};
   try {
     Stmt q(db.get(), "SELECT config, versions, started_at FROM campaign WHERE id = 1");
@@ -131,7 +124,7 @@ MergeSummary fold(const fs::path& out, const std::vector<fs::path>& dirs) {
   fs::create_directories(out / "bugs");
   { CampaignStore create(out / "campaign.db", shards[0].config, versions); }  // the schema
 
-  Db db(out / "campaign.db", SQLITE_OPEN_READWRITE);
+  Db db(out / "campaign.db", /*readOnly=*/false);
   double started = shards[0].startedAt;
   for (const Shard& s : shards) started = std::min(started, s.startedAt);
   {

@@ -14,13 +14,14 @@
 namespace nnfuzz {
 
 /// Opens (creating it and its folder) the read-write database at `path` with a 10 s busy
-/// timeout, for one connection shared by threads; throws "cannot open WHAT PATH: why".
-inline sqlite3* openDatabase(const std::filesystem::path& path, const std::string& what) {
+/// timeout, for one connection shared by threads; `readOnly` opens an existing file as is.
+/// Throws "cannot open WHAT PATH: why".
+inline sqlite3* openDatabase(const std::filesystem::path& path, const std::string& what, bool readOnly = false) {
   std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (!readOnly && path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
-      SQLITE_OK) {
+  const int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw Error("cannot open " + what + " " + path.string() + ": " + why);
