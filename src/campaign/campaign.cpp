@@ -1,8 +1,6 @@
 // campaign.cpp - the campaign engine (see campaign.h).
 #include "campaign/campaign.h"
 
-#include "caffe/export.h"
-
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -11,6 +9,7 @@
 
 #include <fmt/core.h>
 
+#include "caffe/export.h"
 #include "campaign/campaign_config.h"
 #include "campaign/campaign_coverage.h"
 #include "campaign/finding_reducer.h"
@@ -150,10 +149,10 @@ void runTests(int id, Shared& s) {
     feedback.olcGain = gain.olc;
     auto judged = recordFindings(s.store, s.oracle, s.context, test, outcomes, c.nonFinite ? nullptr : &c.outputs,
                                  [&] {
-                                   BundleCase b = bundleCase(c.graph, c.inputs, c.outputs, meta, s.gen.opset);
-                                   b.caffeForm = s.gen.format != "onnx";
-                                   return b;
-                                 }, reducer);
+                                   return bundleCase(c.graph, c.inputs, c.outputs, meta, s.gen.opset,
+                                                     s.gen.format != "onnx");
+                                 },
+                                 reducer);
     for (const JudgedRun& run : judged) {
       feedback.bug = feedback.bug || run.judgement.bug();
       feedback.newBug = feedback.newBug || (run.bug && run.bug->isNew);

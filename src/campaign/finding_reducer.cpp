@@ -1,10 +1,9 @@
 // finding_reducer.cpp - reducing one campaign finding on live workers (see finding_reducer.h).
 #include "campaign/finding_reducer.h"
 
-#include "caffe/export.h"
-
 #include <algorithm>
 
+#include "caffe/export.h"
 #include "onnx/case_folder.h"
 #include "interp/interpreter.h"
 #include "triage/blame.h"
@@ -30,12 +29,6 @@ void Culprits::add(const std::string& key, const std::string& op) {
 }
 
 namespace {
-
-/// A bundle case that also carries its Caffe form when the campaign's backends read it.
-BundleCase withCaffeForm(BundleCase c, bool caffe) {
-  c.caffeForm = caffe;
-  return c;
-}
 
 Worker* findWorker(const std::vector<std::unique_ptr<Worker>>& workers, const std::string& backend,
                    const std::string& mode) {
@@ -115,8 +108,8 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       }
       if (!disable.empty()) return judged.verdict != Verdict::Pass;
       if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
-      last = ReducedFinding{withCaffeForm(bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset), settings.caffe), std::move(judged),
-                            std::move(run), std::move(base), std::nullopt};
+      last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset, settings.caffe),
+                            std::move(judged), std::move(run), std::move(base), std::nullopt};
       return true;
     };
     auto stillFails = [&](const SubCase& sub) { return failsWith(sub, {}); };
@@ -159,8 +152,8 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     if (!r.shrunk && !passes.changed) {
       if (!culprit) return std::nullopt;
       // Nothing smaller fails, but the culprit still names the bug: the case itself stands.
-      last = ReducedFinding{withCaffeForm(bundleCase(small.graph, small.inputs, small.expected, subMeta, settings.opset), settings.caffe), j, outcome,
-                            std::nullopt, std::nullopt};
+      last = ReducedFinding{bundleCase(small.graph, small.inputs, small.expected, subMeta, settings.opset, settings.caffe),
+                            j, outcome, std::nullopt, std::nullopt};
     }
     if (!last) return std::nullopt;
     last->culprit = culprit;

@@ -64,8 +64,9 @@ nlohmann::json reproFacts(const BundleFinding& f, const std::string& name) {
 }  // namespace
 
 BundleCase bundleCase(const Graph& graph, const std::vector<Tensor>& inputs, const std::vector<Tensor>& expected,
-                      const nlohmann::json& meta, int opset) {
+                      const nlohmann::json& meta, int opset, bool caffeForm) {
   BundleCase c;
+  c.caffeForm = caffeForm;
   c.model = exportModel(graph, opset);
   c.graph = graph;
   c.inputs = inputs;

@@ -41,9 +41,9 @@ struct BundleCase {
   bool caffeForm = false;  ///< also write the graph's Caffe form (deploy.prototxt, ...) for Caffe backends
 };
 
-/// A case from a graph and its data (as the fuzz loop holds it).
+/// A case from a graph and its data (as the fuzz loop holds it); `caffeForm`: see BundleCase.
 BundleCase bundleCase(const Graph& graph, const std::vector<Tensor>& inputs, const std::vector<Tensor>& expected,
-                      const nlohmann::json& meta, int opset = kDefaultOpset);
+                      const nlohmann::json& meta, int opset = kDefaultOpset, bool caffeForm = false);
 /// A case read from a case folder (as `nnfuzz run CASE_DIR` holds it).
 BundleCase bundleCase(const CaseData& data);
 
