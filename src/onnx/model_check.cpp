@@ -1,6 +1,16 @@
 // model_check.cpp - onnx::checker + strict shape inference, and type agreement with GraphIR.
 #include "onnx/model_check.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <unordered_map>
 
 #include "onnx/checker.h"  // ONNX's checker (ours is model_check.h: the name would shadow it)
@@ -120,26 +130,116 @@ std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const 
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph* ours) {
+// ONNX's own checks: the checker, then strict inference against the declared types; with
+// `inferred`, also what ONNX infers with the output types erased (for compareWithOurs).
+std::optional<std::string> onnxChecks(const onnx::ModelProto& model, onnx::GraphProto* inferred) {
   try {
     onnx::checker::check_model(model);
     const onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1);
-    // Strict inference against the declared input and output types.
     onnx::ModelProto declared = model;
     declared.mutable_graph()->clear_value_info();
     onnx::shape_inference::InferShapes(declared, onnx::OpSchemaRegistry::Instance(), options);
-    if (!ours) return std::nullopt;
-    // What ONNX infers by itself for the outputs too: the same with output types erased.
+    if (!inferred) return std::nullopt;
     onnx::ModelProto bare = declared;
     bare.mutable_graph()->clear_value_info();
     for (auto& out : *bare.mutable_graph()->mutable_output()) out.clear_type();
     onnx::shape_inference::InferShapes(bare, onnx::OpSchemaRegistry::Instance(), options);
-    return compareWithOurs(model, bare.graph(), *ours);
+    *inferred = std::move(*bare.mutable_graph());
+    return std::nullopt;
   } catch (const std::exception& e) {
     return oneLine(e.what());
   }
+}
+
+bool writeAll(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Reads the child's whole reply, or stops at the deadline (returns false).
+bool readAll(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+  char buffer[1 << 16];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+// What became of a child that gave no complete reply, in words.
+std::string childFate(pid_t pid, bool timedOut) {
+  if (timedOut) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) return "ran over " + std::to_string(kContainedCheckSeconds) + " s";
+  if (WIFSIGNALED(status)) return std::string("crashed (") + strsignal(WTERMSIG(status)) + ")";
+  return "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a verdict";
+}
+
+}  // namespace
+
+std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph* ours) {
+  onnx::GraphProto inferred;
+  if (auto problem = onnxChecks(model, ours ? &inferred : nullptr)) return problem;
+  if (!ours) return std::nullopt;
+  return compareWithOurs(model, inferred, *ours);
+}
+
+std::optional<std::string> checkModelContained(const onnx::ModelProto& model, const Graph* ours) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot run ONNX's checker: pipe failed");
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::string("cannot run ONNX's checker: fork failed");
+  }
+  if (pid == 0) {
+    // The child replies 'P' + problem, or 'G' + the inferred graph, and leaves at once:
+    // no destructors, no atexit handlers, no stdio flushes of the parent's buffers.
+    ::close(fds[0]);
+    // A fault dies by its signal: the sanitizers' and libFuzzer's handlers would report a
+    // crash the parent contains.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+    onnx::GraphProto inferred;
+    std::string reply;
+    if (auto problem = onnxChecks(model, ours ? &inferred : nullptr))
+      reply = "P" + *problem;
+    else
+      reply = "G" + inferred.SerializeAsString();
+    ::_exit(writeAll(fds[1], reply) ? 0 : 3);
+  }
+  ::close(fds[1]);
+  std::string reply;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kContainedCheckSeconds);
+  const bool complete = readAll(fds[0], reply, deadline);
+  ::close(fds[0]);
+  int status = 0;
+  if (!complete || reply.empty()) return "ONNX's checker " + childFate(pid, !complete) + " on this model";
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return "ONNX's checker " + std::string(WIFSIGNALED(status) ? "crashed" : "failed") + " on this model";
+  if (reply[0] == 'P') return reply.substr(1);
+  if (!ours) return std::nullopt;
+  onnx::GraphProto inferred;
+  if (!inferred.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1)))
+    return std::string("ONNX's checker gave an unreadable reply on this model");
+  return compareWithOurs(model, inferred, *ours);
 }
 
 }  // namespace nnfuzz
