@@ -299,7 +299,7 @@ TEST(Checker, ContainedAgreesWithCheckModel) {
 }
 
 // ONNX 1.12's STFT inference reads past a rank-1 signal's dims (libFuzzer found it): the
-// child dies, the caller gets one line and lives on.
+// child dies, the caller gets one line and lives on, and the next call starts a new child.
 TEST(Checker, ContainedSurvivesACrashInsideOnnx) {
   const auto path = std::filesystem::path(NNFUZZ_SOURCE_DIR) / "fuzz/regressions/onnx_model/stft_rank1_signal";
   std::ifstream in(path, std::ios::binary);
@@ -311,6 +311,10 @@ TEST(Checker, ContainedSurvivesACrashInsideOnnx) {
   EXPECT_EQ(problem->rfind("ONNX's checker ", 0), 0u) << *problem;
   EXPECT_NE(problem->find("on this model"), std::string::npos) << *problem;
   EXPECT_EQ(problem->find('\n'), std::string::npos) << *problem;
+  // The next model gets a fresh child.
+  const Graph g = parseGraph(kGraphs[1]);
+  EXPECT_EQ(checkModelContained(exportModel(g), &g), std::nullopt);
+  EXPECT_EQ(checkModelContained(m), problem);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // model_check.cpp - onnx::checker + strict shape inference, and type agreement with GraphIR.
 #include "onnx/model_check.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
+#include <variant>
 
 #include "onnx/checker.h"  // ONNX's checker (ours is model_check.h: the name would shadow it)
 #include "onnx/export.h"
@@ -151,44 +153,132 @@ std::optional<std::string> onnxChecks(const onnx::ModelProto& model, onnx::Graph
   }
 }
 
-bool writeAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
+// The checker child: one long-lived process that checks the models it is sent, so a crash
+// or hang inside libonnx kills it, not us. Messages on a socket pair, each a native
+// uint64 length and then the bytes. Request: 'I' (infer for comparison) or 'C', then the
+// serialized model. Reply: 'P' + problem, 'G' + the inferred graph, or 'O'.
+class CheckerChild {
+ public:
+  ~CheckerChild() { stop(false); }
 
-// Reads the child's whole reply, or stops at the deadline (returns false).
-bool readAll(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
-  char buffer[1 << 16];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return true;
-    out.append(buffer, static_cast<size_t>(n));
+  /// The child's reply, or a one-line problem (the child is then gone; the next call
+  /// starts another).
+  std::variant<std::string, std::string> ask(const std::string& request) {
+    if (pid_ <= 0 && !start()) return problem("could not be started");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kContainedCheckSeconds);
+    std::string reply;
+    if (!sendMessage(fd_, request) || !receiveMessage(fd_, reply, deadline)) {
+      const bool late = std::chrono::steady_clock::now() >= deadline;
+      return problem(stop(late));
+    }
+    return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(reply));
   }
-}
 
-// What became of a child that gave no complete reply, in words.
-std::string childFate(pid_t pid, bool timedOut) {
-  if (timedOut) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+ private:
+  static std::variant<std::string, std::string> problem(const std::string& what) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>, "ONNX's checker " + what + " on this model");
   }
-  if (timedOut) return "ran over " + std::to_string(kContainedCheckSeconds) + " s";
-  if (WIFSIGNALED(status)) return std::string("crashed (") + strsignal(WTERMSIG(status)) + ")";
-  return "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a verdict";
-}
+
+  bool start() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      return false;
+    }
+    if (pid == 0) {
+      ::close(fds[0]);
+      serve(fds[1]);
+    }
+    ::close(fds[1]);
+    pid_ = pid;
+    fd_ = fds[0];
+    return true;
+  }
+
+  [[noreturn]] static void serve(int fd) {
+    // A fault dies by its signal: the sanitizers' and libFuzzer's handlers would report a
+    // crash the parent contains. _exit: no destructors or stdio flushes of the parent's state.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+    std::string request;
+    const auto never = std::chrono::steady_clock::time_point::max();
+    while (receiveMessage(fd, request, never)) {
+      onnx::ModelProto model;
+      std::string reply;
+      onnx::GraphProto inferred;
+      const bool infer = request[0] == 'I';
+      if (!model.ParseFromArray(request.data() + 1, static_cast<int>(request.size() - 1)))
+        reply = "Pthe model does not parse";
+      else if (auto bad = onnxChecks(model, infer ? &inferred : nullptr))
+        reply = "P" + *bad;
+      else
+        reply = infer ? "G" + inferred.SerializeAsString() : "O";
+      if (!sendMessage(fd, reply)) break;
+    }
+    ::_exit(0);
+  }
+
+  // Ends the child; says how it ended (it is killed first when `late`).
+  std::string stop(bool late) {
+    if (pid_ <= 0) return "";
+    if (late) ::kill(pid_, SIGKILL);
+    ::close(fd_);  // a live child reads end-of-file and leaves
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    if (late) return "ran over " + std::to_string(kContainedCheckSeconds) + " s";
+    if (WIFSIGNALED(status)) return std::string("crashed (") + strsignal(WTERMSIG(status)) + ")";
+    return "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a verdict";
+  }
+
+  static bool sendMessage(int fd, const std::string& bytes) {
+    const uint64_t size = bytes.size();
+    std::string frame(reinterpret_cast<const char*>(&size), sizeof size);
+    frame += bytes;
+    size_t done = 0;
+    while (done < frame.size()) {
+      const ssize_t n = ::send(fd, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  static bool readExact(int fd, char* out, size_t size, std::chrono::steady_clock::time_point deadline) {
+    size_t done = 0;
+    while (done < size) {
+      int waitMs = 1000;
+      if (deadline != std::chrono::steady_clock::time_point::max()) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return false;
+        waitMs = static_cast<int>(std::min<int64_t>(left.count(), 1000));
+      }
+      pollfd p{fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, waitMs);
+      if (ready <= 0) continue;  // EINTR or a poll slice without data
+      const ssize_t n = ::read(fd, out + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  static bool receiveMessage(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+    uint64_t size = 0;
+    if (!readExact(fd, reinterpret_cast<char*>(&size), sizeof size, deadline) || size == 0 || size > (uint64_t{1} << 33))
+      return false;
+    out.resize(size);
+    return readExact(fd, out.data(), size, deadline);
+  }
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
 
 }  // namespace
 
@@ -200,44 +290,21 @@ std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph
 }
 
 std::optional<std::string> checkModelContained(const onnx::ModelProto& model, const Graph* ours) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot run ONNX's checker: pipe failed");
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return std::string("cannot run ONNX's checker: fork failed");
+  static std::mutex mutex;
+  static CheckerChild child;
+  std::string request = ours ? "I" : "C";
+  if (!model.AppendToString(&request)) return std::string("the model does not serialize");
+  std::variant<std::string, std::string> answer;
+  {
+    std::lock_guard lock(mutex);
+    answer = child.ask(request);
   }
-  if (pid == 0) {
-    // The child replies 'P' + problem, or 'G' + the inferred graph, and leaves at once:
-    // no destructors, no atexit handlers, no stdio flushes of the parent's buffers.
-    ::close(fds[0]);
-    // A fault dies by its signal: the sanitizers' and libFuzzer's handlers would report a
-    // crash the parent contains.
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
-    onnx::GraphProto inferred;
-    std::string reply;
-    if (auto problem = onnxChecks(model, ours ? &inferred : nullptr))
-      reply = "P" + *problem;
-    else
-      reply = "G" + inferred.SerializeAsString();
-    ::_exit(writeAll(fds[1], reply) ? 0 : 3);
-  }
-  ::close(fds[1]);
-  std::string reply;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kContainedCheckSeconds);
-  const bool complete = readAll(fds[0], reply, deadline);
-  ::close(fds[0]);
-  int status = 0;
-  if (!complete || reply.empty()) return "ONNX's checker " + childFate(pid, !complete) + " on this model";
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return "ONNX's checker " + std::string(WIFSIGNALED(status) ? "crashed" : "failed") + " on this model";
+  if (answer.index() == 1) return std::get<1>(answer);
+  const std::string& reply = std::get<0>(answer);
   if (reply[0] == 'P') return reply.substr(1);
   if (!ours) return std::nullopt;
   onnx::GraphProto inferred;
-  if (!inferred.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1)))
+  if (reply[0] != 'G' || !inferred.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1)))
     return std::string("ONNX's checker gave an unreadable reply on this model");
   return compareWithOurs(model, inferred, *ours);
 }
