@@ -36,7 +36,7 @@ std::string formatFloat(double x, DType dtype) {
 
 std::string formatNumber(double x, DType dtype) {
   if (isFloat(dtype)) return formatFloat(x, dtype);
-  return std::to_string(static_cast<int64_t>(x));
+  return std::to_string(toInt64Saturated(x));
 }
 
 void printQuoted(std::string& out, const std::string& s) {
@@ -329,7 +329,7 @@ class Parser {
       for (int64_t k = 0; k < type.numel(); ++k) {
         if (k) expect(',');
         data.data[static_cast<size_t>(k)] =
-            isFloat(type.dtype) ? real(type.dtype) : static_cast<double>(integer());
+            isFloat(type.dtype) ? real(type.dtype) : int64Element(integer());
       }
       expect(']');
       defineNext(graph_.addWeight(std::move(data)), printed[0]);
