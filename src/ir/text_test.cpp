@@ -41,6 +41,12 @@ TEST(IrText, Int64ExtremesSaturateAndRoundTrip) {
   EXPECT_EQ(toInt64Saturated(1e300), 9223372036854774784);
 }
 
+TEST(TensorType, AnEmptyDimMakesZeroWhateverTheOthers) {
+  EXPECT_EQ((TensorType{DType::Float32, {144012581273437500, 5004, 0}}).numel(), 0);
+  EXPECT_EQ((TensorType{DType::Float32, {2, 3}}).numel(), 6);
+  EXPECT_EQ((TensorType{DType::Float32, {}}).numel(), 1);
+}
+
 TEST(IrText, ParsedAttributesHaveTheirKinds) {
   Graph g = parseGraph(kSample);
   const Node& split = g.node(1);
