@@ -11,6 +11,7 @@
 //
 // Values are renumbered densely in print order, so printing a parsed text reproduces it.
 // Float attributes always show a '.', an exponent, inf or nan; an empty float list is f[].
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -226,15 +227,20 @@ class Parser {
     TensorType t{*dtype, {}};
     expect('[');
     if (!accept(']')) {
-      int64_t elements = 1;
       do {
         const int64_t d = integer();
         if (d < 0) fail("negative dimension " + std::to_string(d));
-        elements = d == 0 || elements == 0 ? 0 : (d > kMaxElements / elements ? kMaxElements + 1 : elements * d);
-        if (elements > kMaxElements) fail("a tensor of more than 2^31 elements");
         t.shape.push_back(d);
       } while (accept(','));
       expect(']');
+      // An empty dim anywhere makes an empty tensor, whatever the other dims (as import reads it).
+      if (std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) {
+        int64_t elements = 1;
+        for (int64_t d : t.shape) {
+          if (d > kMaxElements / elements) fail("a tensor of more than 2^31 elements");
+          elements *= d;
+        }
+      }
     }
     return t;
   }
