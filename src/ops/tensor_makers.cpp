@@ -79,8 +79,12 @@ void eyeLikeKernel(KernelArgs& a) {
 
 const std::vector<DType> kRangeTypes{DType::Float32, DType::Float64, DType::Int32, DType::Int64};
 
+// Saturated at 2^40 (inference refuses anything over 2^24): a far limit, a tiny delta or a
+// NaN must not reach the conversion to int64.
 int64_t rangeCount(double start, double limit, double delta) {
-  return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+  const double n = std::ceil((limit - start) / delta);
+  if (!(n > 0)) return 0;
+  return n > 0x1p40 ? int64_t{1} << 40 : static_cast<int64_t>(n);
 }
 
 double gridOf(DType dtype) { return isFloat(dtype) ? 0.25 : 1.0; }
