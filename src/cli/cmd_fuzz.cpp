@@ -85,7 +85,7 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("-o,--out", o->out, "campaign folder (campaign.db, bugs/)")->required();
   cmd->add_option("--config", o->configPath, "generation config (JSON)")->check(CLI::ExistingFile);
   cmd->add_option("--seed", f->seed, "campaign seed")->each([f](const std::string&) { f->seedGiven = true; });
-  cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph (default: the config's)");
+  cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph | neuri (default: the config's)");
   cmd->add_option("--format", f->format,
                   "onnx | caffe | both: caffe/both draw only Caffe-expressible models and write each case in both "
                   "forms, for Caffe backends such as opencv-caffe (default: the config's; config/caffe.json is the "

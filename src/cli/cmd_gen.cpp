@@ -196,7 +196,7 @@ void addGenCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("gen", "Generate test cases (model.onnx + test_data_set_0 + meta.json per case)");
   cmd->add_option("--config", opts->configPath, "JSON config file (see README); flags below override it")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop | graph (default isra)");
+  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop | graph | neuri (default isra)");
   addGraphFlags(cmd, opts->graph);
   cmd->add_option("-n,--count", opts->count, "number of cases")->capture_default_str();
   cmd->add_option("--first", opts->first, "index of the first case (to replay case K: --first K -n 1)")
