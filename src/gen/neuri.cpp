@@ -20,6 +20,8 @@ using nlohmann::json;
 
 namespace {
 
+constexpr int kTriesPerKind = 50;
+
 /// How many insertions of each kind a case got, and where rules or records and our specs
 /// disagreed on result types (a rule or a spec is wrong there).
 struct Tally {
@@ -47,13 +49,20 @@ class NeuriGen : public Generator {
     Case c{out, pool, builder, rng, {}, {}, {}};
     const int target = static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps));
     out.requestedOps = target;
-    const int maxAttempts = 50 * target + 200;
+    const int maxAttempts = 100 * target + 200;
     const double shares[] = {config_.neuri.symbolic, config_.neuri.concrete};
     int added = 0;
     while ((added < target && out.attempts < maxAttempts) || (added == 0 && out.attempts < 100 * maxAttempts)) {
-      ++out.attempts;
+      // The shares are of inserted operators: a kind is drawn, then tried until it inserts
+      // one (concrete insertions fail more often: few records fit a given value).
       const bool symbolic = rng.weighted(shares) == 0;
-      added += symbolic ? insertSymbolic(c) : insertConcrete(c);
+      for (int tries = 0; tries < kTriesPerKind; ++tries) {
+        ++out.attempts;
+        if (symbolic ? insertSymbolic(c) : insertConcrete(c)) {
+          ++added;
+          break;
+        }
+      }
     }
     finish(c);
     return out;
