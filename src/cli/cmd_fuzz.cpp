@@ -97,6 +97,9 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--min-ops", f->minOps, "fewest operators per model (default: the config's)");
   cmd->add_option("--max-ops", f->maxOps, "most operators per model (default: the config's)");
   cmd->add_option("--policy", o->policy, "comparison policy: allclose | luo")->capture_default_str();
+  cmd->add_option("--reference-backend", o->referenceRun,
+                  "backend:mode whose outputs a test without nnfuzz's reference is judged against ('' for none)")
+      ->capture_default_str();
   cmd->add_option("--prepare-timeout", f->prepareSeconds, "seconds per prepare phase")->capture_default_str();
   cmd->add_option("--run-timeout", f->runSeconds, "seconds per run phase")->capture_default_str();
   cmd->add_option("--memory-gb", f->memoryGb, "address-space limit per worker")->capture_default_str();
