@@ -67,6 +67,8 @@ std::optional<Record> solveRule(const PartialRule& partial, const Record& patter
     hi[i] += 2;
   }
 
+  // A context per call, though making one costs about as much as a small solve: Z3's
+  // answers may depend on what a context saw before, and case i must depend on i alone.
   z3::context ctx;
   z3::solver solver(ctx);
   z3::params params(ctx);
