@@ -221,11 +221,12 @@ class NeuriGen : public Generator {
     std::vector<ValueId> operands(r.inputs.size(), kNoValue);
     for (size_t k = 0; k < r.inputs.size(); ++k) {
       if (!r.inputs[k].present()) continue;
+      const ValueRange range = operandRange(spec, k, types[k].dtype);
       if (chosen[k] != kNoValue) {
+        if (!c.pool.within(chosen[k], range)) return false;
         operands[k] = chosen[k];
         continue;
       }
-      const ValueRange range = k == 0 ? firstRangeOf(spec, types[k].dtype) : defaultRange(types[k].dtype);
       operands[k] = fresh(c, sampleTensor(types[k], range, c.rng), false);
     }
     return append(c, spec, std::move(operands), std::move(attrs), inferred.types);
@@ -235,6 +236,15 @@ class NeuriGen : public Generator {
     std::string text;
     for (const TensorType& t : types) text += (text.empty() ? "" : " ") + toString(t);
     return text;
+  }
+
+  /// Operand 0's range is the spec's; records and rules do not say which further operand
+  /// divides (Div, Mod), and engines fail on an integer division by zero: no integer zeros.
+  static ValueRange operandRange(const OpSpec& spec, size_t k, DType dtype) {
+    if (k == 0) return firstRangeOf(spec, dtype);
+    ValueRange range = defaultRange(dtype);
+    if (isInteger(dtype)) range.minMagnitude = std::max(range.minMagnitude, 1.0);
+    return range;
   }
 
   ValueId fresh(Case& c, Tensor data, bool constant) {
