@@ -39,6 +39,8 @@ void generateVerifySerialise(benchmark::State& state, const std::string& generat
 
 void BM_Isra(benchmark::State& state) { generateVerifySerialise(state, "isra"); }
 void BM_Randoop(benchmark::State& state) { generateVerifySerialise(state, "randoop"); }
+/// Concolic insertion: the per-op cost is time / ops/model (rules from rules/).
+void BM_Neuri(benchmark::State& state) { generateVerifySerialise(state, "neuri"); }
 
 void BM_Graph(benchmark::State& state) {
   GenConfig c = defaultConfig();
@@ -55,6 +57,7 @@ void BM_Graph(benchmark::State& state) {
 BENCHMARK(BM_Graph)->Arg(5)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Isra)->Arg(5)->Arg(10)->Arg(30)->Arg(100)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Randoop)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Neuri)->Arg(5)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace nnfuzz

@@ -5,6 +5,8 @@
 
 #include "infer/enumerator.h"
 #include "infer/partial_op.h"
+#include "infer/rule_bank.h"
+#include "infer/rule_solver.h"
 #include "infer/synth.h"
 #include "support/rng.h"
 
@@ -50,6 +52,32 @@ void BM_SynthesizePoolRule(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SynthesizePoolRule)->Unit(benchmark::kMillisecond);
+
+/// One concolic insertion's solving step: the committed MaxPool rule of rank 4 (the
+/// symbolic partial operator with the most symbols), its input fixed, Z3 finding the
+/// attributes with random hints.
+void BM_SolveCommittedRule(benchmark::State& state) {
+  const std::vector<DType> f32 = {DType::Float32};
+  const RuleBank bank = RuleBank::load(std::string(NNFUZZ_SOURCE_DIR) + "/rules", 17, f32);
+  const BankPartial* widest = nullptr;
+  for (const BankPartial& p : bank.partials())
+    if (p.symbolic && p.op->op == "MaxPool" && (!widest || p.rule->symbols.size() > widest->rule->symbols.size()))
+      widest = &p;
+  if (!widest) return state.SkipWithError("no symbolic MaxPool rule in rules/");
+  const Record& pattern = *widest->records.front();
+  const std::vector<std::optional<std::vector<int64_t>>> fixed = {pattern.inputs[0].shape};
+  Rng rng(1);
+  size_t solved = 0, tries = 0;
+  for (auto _ : state) {
+    auto call = solveRule(*widest->rule, pattern, fixed, {1, 5, 64}, rng);
+    solved += call.has_value();
+    ++tries;
+    benchmark::DoNotOptimize(call);
+  }
+  state.counters["symbols"] = static_cast<double>(widest->rule->symbols.size());
+  state.counters["solved"] = static_cast<double>(solved) / static_cast<double>(tries);
+}
+BENCHMARK(BM_SolveCommittedRule)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace nnfuzz::infer

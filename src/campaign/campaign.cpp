@@ -149,6 +149,13 @@ void saveSearchState(Shared& s, bool force) {
   s.store.saveSearchState(s.source.state(), s.store.testCount());
 }
 
+/// Where a test's expected outputs come from, for its meta.json and bundles.
+std::string expectedOutputs(const GeneratedCase& c, const Oracle& oracle) {
+  if (!c.nonFinite) return "nnfuzz reference";
+  if (oracle.fallbackReference().empty()) return "none trusted (non-finite reference): mode against mode only";
+  return "none trusted (non-finite reference): other SUTs against " + oracle.fallbackReference() + ", and mode against mode";
+}
+
 void runTests(int id, Shared& s) {
   auto workers = makeWorkers(s.suts, s.options.limits);
   const fs::path caseDir = s.scratch / fmt::format("p{}", id) / "case";
@@ -169,7 +176,8 @@ void runTests(int id, Shared& s) {
     started = Clock::now();
     fs::remove_all(caseDir);
     nlohmann::json meta = {{"generator", s.source.name()}, {"seed", s.gen.seed}, {"case_index", index},
-                           {"case_seed", drawn.seed}, {"ops", c.opTypes()}, {"flags", {{"non_finite", c.nonFinite}}}};
+                           {"case_seed", drawn.seed}, {"ops", c.opTypes()}, {"flags", {{"non_finite", c.nonFinite}}},
+                           {"expected_outputs", expectedOutputs(c, s.oracle)}};
     if (!c.meta.is_null()) meta["graph"] = c.meta;  // the digraph, its blocks, helpers and mutations
     meta.update(drawn.meta);
     // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
@@ -287,9 +295,12 @@ CampaignResult runCampaign(const CampaignOptions& o) {
   if (o.resume && !fs::exists(db)) throw Error("nothing to resume: " + db.string() + " does not exist");
   // Everything that can be wrong with the options is found before the folder is made.
   oracleNamed(o.policy);  // a bad policy name fails before the SUTs start
+  if (!o.referenceRun.empty() && o.referenceRun.find(':') == std::string::npos)
+    throw Error("--reference-backend wants backend:mode (e.g. onnxruntime:noopt), got '" + o.referenceRun + "'");
   CampaignConfig config = effectiveConfig(o);
   const auto suts = chooseSuts(o.backends, o.backendsFile, o.limits);
-  const Oracle oracle = oracleNamed(o.policy, suts);
+  Oracle oracle = oracleNamed(o.policy, suts);
+  oracle.setFallbackReference(o.referenceRun);
   std::error_code ec;
   fs::create_directories(o.out / "bugs", ec);
   if (ec) throw Error("cannot create campaign folder " + o.out.string() + ": " + ec.message());

@@ -29,6 +29,9 @@ struct CampaignOptions {
   /// Config fields set on top of the file (the command line's flags), in the file's JSON form.
   nlohmann::json overrides = nlohmann::json::object();
   std::string policy = "allclose";
+  /// "backend:mode" whose run stands for the expected outputs of a test without a trusted
+  /// reference (other SUTs are judged against it); empty: mode against mode only.
+  std::string referenceRun = "onnxruntime:noopt";
   double minutes = 2;    ///< 0: only maxTests
   int64_t maxTests = -1;
   int jobs = 1;

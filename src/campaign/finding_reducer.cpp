@@ -73,7 +73,11 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     // A hang or memory blow-up would cost its full limit per try: kept whole.
     if (j.symptom == "timeout" || j.symptom == "out-of-memory") return std::nullopt;
     Worker* subject = findWorker(workers, j.backend, j.mode);
-    Worker* baseline = j.against == "reference" ? nullptr : findWorker(workers, j.backend, j.against);
+    // The baseline is a mode of the same SUT, or (no trusted reference) "backend:mode" of another.
+    const size_t colon = j.against.find(':');
+    Worker* baseline = j.against == "reference"       ? nullptr
+                       : colon == std::string::npos ? findWorker(workers, j.backend, j.against)
+                                                    : findWorker(workers, j.against.substr(0, colon), j.against.substr(colon + 1));
     if (!subject || (j.against != "reference" && !baseline)) return std::nullopt;
     const Signature target = withoutModel(makeSignature(j, outcome, {}));  // as this mode's run shows it
     const std::string key = j.backend + "/" + j.against;  // a SUT's modes share most kernels

@@ -85,7 +85,7 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("-o,--out", o->out, "campaign folder (campaign.db, bugs/)")->required();
   cmd->add_option("--config", o->configPath, "generation config (JSON)")->check(CLI::ExistingFile);
   cmd->add_option("--seed", f->seed, "campaign seed")->each([f](const std::string&) { f->seedGiven = true; });
-  cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph (default: the config's)");
+  cmd->add_option("--generator", f->generator, "isra | declgen | randoop | graph | neuri (default: the config's)");
   cmd->add_option("--format", f->format,
                   "onnx | caffe | both: caffe/both draw only Caffe-expressible models and write each case in both "
                   "forms, for Caffe backends such as opencv-caffe (default: the config's; config/caffe.json is the "
@@ -97,6 +97,9 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_option("--min-ops", f->minOps, "fewest operators per model (default: the config's)");
   cmd->add_option("--max-ops", f->maxOps, "most operators per model (default: the config's)");
   cmd->add_option("--policy", o->policy, "comparison policy: allclose | luo")->capture_default_str();
+  cmd->add_option("--reference-backend", o->referenceRun,
+                  "backend:mode whose outputs a test without nnfuzz's reference is judged against ('' for none)")
+      ->capture_default_str();
   cmd->add_option("--prepare-timeout", f->prepareSeconds, "seconds per prepare phase")->capture_default_str();
   cmd->add_option("--run-timeout", f->runSeconds, "seconds per run phase")->capture_default_str();
   cmd->add_option("--memory-gb", f->memoryGb, "address-space limit per worker")->capture_default_str();

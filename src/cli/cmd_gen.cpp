@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -20,6 +21,7 @@
 #include "cli/graph_flags.h"
 #include "caffe/export.h"
 #include "gen/generator.h"
+#include "gen/neuri.h"
 #include "onnx/case_folder.h"
 #include "onnx/export.h"
 #include "onnx/model_check.h"
@@ -140,6 +142,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   std::set<std::string> opTypes;
   int64_t nodes = 0, nonFinite = 0, invalid = 0, onnxRejected = 0;
   std::string firstProblem;
+  std::map<std::string, int64_t> inserted;  // neuri: nodes per kind of insertion
   const auto start = std::chrono::steady_clock::now();
   auto work = [&] {
     for (int64_t i = next++; i < candidates && !(keep && keep->finished()); i = next++) {
@@ -161,6 +164,9 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
       std::lock_guard lock(mu);
       for (const auto& op : c.opTypes()) opTypes.insert(op);
       nodes += static_cast<int64_t>(c.graph.numNodes());
+      if (c.meta.is_object() && c.meta.contains("inserted"))
+        for (const auto& [kind, n] : c.meta["inserted"].items()) inserted[kind] += n.get<int64_t>();
+      if (c.meta.is_object() && c.meta.contains("disagreements")) inserted["calls our specs refused"] += c.meta["disagreements"]["count"].get<int64_t>();
       nonFinite += c.nonFinite;
       invalid += !problem.empty() && !rejected;
       onnxRejected += rejected;
@@ -182,6 +188,15 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   fmt::print("  operators: {} distinct, {:.1f} per model\n", opTypes.size(),
              written ? static_cast<double>(nodes) / static_cast<double>(written) : 0.0);
   fmt::print("  non-finite reference outputs (flagged in meta.json): {}\n", nonFinite);
+  if (config.generator == "neuri") {
+    const auto bank = neuriRuleBank(config)->summary();
+    fmt::print("  rules: {} operators, {} partial operators ({} solvable), {} records usable at opset {}\n",
+               bank["operators"].get<int>(), bank["partial_operators"].get<int>(),
+               bank["symbolic_partial_operators"].get<int>(), bank["records"].get<int>(), config.opset);
+    std::string kinds;
+    for (const auto& [kind, n] : inserted) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", kind, n);
+    fmt::print("  nodes by insertion: {}\n", kinds);
+  }
   if (o.onnxCheck) fmt::print("  rejected by the ONNX checker: {}\n", onnxRejected);
   if (!firstProblem.empty()) {
     fmt::print(stderr, "nnfuzz: error: {} invalid cases; first: {}\n", invalid + onnxRejected, firstProblem);
@@ -196,7 +211,7 @@ void addGenCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("gen", "Generate test cases (model.onnx + test_data_set_0 + meta.json per case)");
   cmd->add_option("--config", opts->configPath, "JSON config file (see README); flags below override it")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop | graph (default isra)");
+  cmd->add_option("--generator", opts->generator, "isra | declgen | randoop | graph | neuri (default isra)");
   addGraphFlags(cmd, opts->graph);
   cmd->add_option("-n,--count", opts->count, "number of cases")->capture_default_str();
   cmd->add_option("--first", opts->first, "index of the first case (to replay case K: --first K -n 1)")

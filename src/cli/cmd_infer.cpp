@@ -150,9 +150,16 @@ void runInfer(InferCliOptions o) {
   options.labelledBy = labelledBy;
   std::vector<infer::PartialTiming> timings;
   auto start = std::chrono::steady_clock::now();
-  auto rules = infer::inferRules(set.records, options, &timings);
+  // Each operator's file is written as soon as it is done: a run over every operator takes
+  // long, and what it finished is kept (an operator's rules do not depend on the others).
+  size_t written = 0;
+  auto rules = infer::inferRules(set.records, options, &timings, [&](const infer::OperatorRules& r) {
+    infer::writeRuleFile(o.out, r);
+    fmt::print("[{}] {}: {} partial operator(s), {:.1f} s so far\n", ++written, r.op, r.partials.size(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::fflush(stdout);
+  });
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (const auto& r : rules) infer::writeRuleFile(o.out, r);
 
   int shapes = 0, inferred = 0, passingOnly = 0, failed = 0, underOne = 0, opsWithShape = 0;
   for (const auto& t : timings) {

@@ -57,7 +57,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
-                                            "limits"};
+                                            "limits",    "neuri"};
 
 }  // namespace
 
@@ -135,6 +135,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
   if (j.contains("avoid")) c.avoid = parseAvoidRules(j["avoid"]);
   if (j.contains("graph")) c.graph = applyGraphJson(std::move(c.graph), j["graph"]);
   if (j.contains("limits")) c.net = parseNetLimits(j["limits"]);
+  if (j.contains("neuri")) c.neuri = applyNeuriJson(std::move(c.neuri), j["neuri"]);
   return c;
 }
 
@@ -151,8 +152,9 @@ GenConfig loadConfigFile(const std::string& path) {
 }
 
 void validateConfig(const GenConfig& c) {
-  if (c.generator != "isra" && c.generator != "declgen" && c.generator != "randoop" && c.generator != "graph")
-    throw Error("unknown generator '" + c.generator + "' (known: isra, declgen, randoop, graph)");
+  if (c.generator != "isra" && c.generator != "declgen" && c.generator != "randoop" && c.generator != "graph" &&
+      c.generator != "neuri")
+    throw Error("unknown generator '" + c.generator + "' (known: isra, declgen, randoop, graph, neuri)");
   validateGraphSettings(c.graph);
   if (c.format != "onnx" && c.format != "caffe" && c.format != "both")
     throw Error("unknown format '" + c.format + "' (known: onnx, caffe, both)");
@@ -180,6 +182,7 @@ void validateConfig(const GenConfig& c) {
   if (c.format != "onnx" && std::none_of(c.ops.begin(), c.ops.end(), [](const OpSpec* s) { return caffe_export::hasMapping(s->name); }))
     throw Error("format " + c.format + ": no allowed operator has a Caffe layer (config/caffe.json lists those that do)");
   validateNetLimits(c);
+  if (c.generator == "neuri") validateNeuri(c);
 }
 
 json configToJson(const GenConfig& c) {
@@ -204,6 +207,7 @@ json configToJson(const GenConfig& c) {
   j["avoid"] = avoidRulesToJson(c.avoid);
   // Only graph runs name the graph settings, so other generators' config hashes stay put.
   if (c.generator == "graph") j["graph"] = graphSettingsToJson(c.graph);
+  if (c.generator == "neuri") j["neuri"] = neuriSettingsToJson(c.neuri);
   if (c.format != "onnx") j["format"] = c.format;  // likewise: ONNX runs' hashes stay put
   if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
   if (!c.net.empty()) j["limits"] = netLimitsToJson(c.net);  // absent when unused: old hashes stay

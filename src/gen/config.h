@@ -1,7 +1,7 @@
 // config.h - the generation config: one JSON file, every field optional, CLI flags on top.
 //
 //   {
-//     "generator": "isra",            // isra | declgen | randoop
+//     "generator": "isra",            // isra | declgen | randoop | graph | neuri
 //     "seed": 1,
 //     "min_ops": 1, "max_ops": 30,    // op count uniform in [min_ops, max_ops]
 //     "max_rank": 5, "min_dim": 1, "max_dim": 5,
@@ -15,7 +15,8 @@
 //     "graph": {...},                 // the graph generator's settings (GraphSettings)
 //     "format": "onnx",               // or "caffe"/"both": only Caffe-expressible models (isra)
 //     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
-//     "limits": {...}                 // depth, required sequences, parameter limits (limits.h)
+//     "limits": {...},                // depth, required sequences, parameter limits (limits.h)
+//     "neuri": {...}                  // the neuri generator's settings (NeuriSettings)
 //   }
 //
 // Policies are data: the effective config is written into every case's meta.json and its
@@ -58,6 +59,17 @@ struct GraphSettings {
   std::shared_ptr<const BlockCorpus> corpus;
 };
 
+/// The neuri generator's settings (NeuRI, seed 002 §3.3; gen/neuri.h), JSON object "neuri":
+///   {"rules": "rules", "symbolic": 1, "concrete": 1, "rule_rate": 0.5}
+struct NeuriSettings {
+  /// The rule folder (`nnfuzz infer -o`); empty: rules/ of nnfuzz's tree ($NNFUZZ_ROOT/rules).
+  std::string rules;
+  double symbolic = 1.0;  ///< share of insertions drawn as symbolic operators
+  double concrete = 1.0;  ///< share of insertions drawn as concrete operators (records)
+  /// Odds that a symbolic operator with a solvable rule is made from the rule, not its spec.
+  double ruleRate = 0.5;
+};
+
 struct GenConfig {
   std::string generator = "isra";
   uint64_t seed = 1;
@@ -77,6 +89,7 @@ struct GenConfig {
   /// User-set weight contents per operator: constants, sparsity (gen/weight_fill.h).
   WeightFills weightFill;
   NetLimits net;  ///< structure and parameter limits (JSON "limits")
+  NeuriSettings neuri;
 
   /// True if a node falls under an avoid rule or outside the parameter limits.
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
@@ -102,6 +115,11 @@ void validateGraphSettings(const GraphSettings& settings);
 /// Checks the "limits" object against the rest of the config (limits.cpp). Throws nnfuzz::Error.
 void validateNetLimits(const GenConfig& config);
 nlohmann::json graphSettingsToJson(const GraphSettings& settings);
+/// Applies a "neuri" JSON object; checks its ranges (neuri_config.cpp). Throws nnfuzz::Error.
+NeuriSettings applyNeuriJson(NeuriSettings base, const nlohmann::json& json);
+nlohmann::json neuriSettingsToJson(const NeuriSettings& settings);
+/// Checks that the neuri generator's rule folder loads and leaves operators to insert. Throws nnfuzz::Error.
+void validateNeuri(const GenConfig& config);
 
 /// The effective config as JSON (every field explicit), and its 64-bit FNV-1a hash in hex.
 nlohmann::json configToJson(const GenConfig& config);

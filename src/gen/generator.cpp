@@ -14,6 +14,7 @@ std::unique_ptr<Generator> makeGenerator(const GenConfig& config) {
   if (config.generator == "declgen") return makeDeclGen(config);
   if (config.generator == "randoop") return makeRandoopGen(config);
   if (config.generator == "graph") return makeGraphGen(config);
+  if (config.generator == "neuri") return makeNeuriGen(config);
   return makeIsraGen(config);
 }
 

@@ -11,5 +11,6 @@ std::unique_ptr<Generator> makeIsraGen(const GenConfig& config);
 std::unique_ptr<Generator> makeDeclGen(const GenConfig& config);
 std::unique_ptr<Generator> makeRandoopGen(const GenConfig& config);
 std::unique_ptr<Generator> makeGraphGen(const GenConfig& config);
+std::unique_ptr<Generator> makeNeuriGen(const GenConfig& config);
 
 }  // namespace nnfuzz

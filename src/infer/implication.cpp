@@ -3,55 +3,12 @@
 
 #include <z3++.h>
 
+#include "infer/z3_encode.h"
 #include "support/rng.h"
 
 namespace nnfuzz::infer {
 
 namespace {
-
-struct Encoder {
-  z3::context& ctx;
-  std::vector<z3::expr> symbols;
-
-  // Returns the value and, through `defined`, the conjunction of "divisor != 0".
-  z3::expr encode(const Expr& e, z3::expr& defined) {
-    std::vector<z3::expr> stack;
-    for (Token t : e.postfix()) {
-      if (t.kind == Token::Slot) {
-        stack.push_back(symbols[t.value]);
-      } else if (t.kind == Token::Const) {
-        stack.push_back(ctx.int_val(t.value));
-      } else {
-        z3::expr b = stack.back();
-        stack.pop_back();
-        z3::expr a = stack.back();
-        stack.pop_back();
-        switch (static_cast<BinOp>(t.value)) {
-          case BinOp::Add: stack.push_back(a + b); break;
-          case BinOp::Sub: stack.push_back(a - b); break;
-          case BinOp::Mul: stack.push_back(a * b); break;
-          case BinOp::Min: stack.push_back(z3::ite(a < b, a, b)); break;
-          case BinOp::Max: stack.push_back(z3::ite(a > b, a, b)); break;
-          case BinOp::Div:
-          case BinOp::Mod: {
-            defined = defined && b != 0;
-            // Z3's div is Euclidean; floor(a / b) is a div b for b > 0 and (-a) div (-b) else.
-            z3::expr q = z3::ite(b > 0, a / b, (-a) / (-b));
-            stack.push_back(static_cast<BinOp>(t.value) == BinOp::Div ? q : a - b * q);
-            break;
-          }
-        }
-      }
-    }
-    return stack.back();
-  }
-
-  z3::expr predicate(const Predicate& p) {
-    z3::expr defined = ctx.bool_val(true);
-    z3::expr v = encode(p.expr, defined);
-    return defined && (p.equality ? v == 0 : v > 0);
-  }
-};
 
 // True when `premises` (with the background) imply `goal`; a timeout says false.
 bool implies(z3::solver& s, const std::vector<z3::expr>& premises, const z3::expr& goal) {
@@ -68,7 +25,7 @@ bool implies(z3::solver& s, const std::vector<z3::expr>& premises, const z3::exp
 std::vector<Predicate> deduplicate(const std::vector<Predicate>& preds, std::span<const std::string> symbols) {
   if (preds.empty()) return {};
   z3::context ctx;
-  Encoder enc{ctx, {}};
+  Z3Encoder enc{ctx, {}};
   z3::solver s(ctx);
   z3::params params(ctx);
   // A resource limit, not a timeout: the verdicts (and so the rule files) must not depend

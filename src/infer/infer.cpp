@@ -8,12 +8,13 @@
 namespace nnfuzz::infer {
 
 std::vector<OperatorRules> inferRules(const std::vector<Record>& records, const InferOptions& options,
-                                      std::vector<PartialTiming>* timings) {
+                                      std::vector<PartialTiming>* timings, const OperatorDone& done) {
   const HoleBank bank(options.bank);
   ReuseCache reuse;
   std::vector<OperatorRules> out;
   for (const PartialOp& p : groupPartialOps(records)) {
     if (out.empty() || out.back().op != p.op || out.back().domain != p.domain) {
+      if (!out.empty() && done) done(out.back());
       out.push_back({p.op, p.domain, options.labelledBy, {}});
       // Reuse stays within one operator, so an operator's rules do not depend on which
       // other operators were inferred in the same run.
@@ -27,6 +28,7 @@ std::vector<OperatorRules> inferRules(const std::vector<Record>& records, const 
     if (timings) timings->push_back({p.signature, seconds, rule.rule.shapeInferred(), rule.rule.constraintStatus});
     out.back().partials.push_back(std::move(rule));
   }
+  if (!out.empty() && done) done(out.back());
   return out;
 }
 

@@ -1,6 +1,7 @@
 // infer.h - the rule inference pipeline: records -> partial operators -> rules per operator.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,11 @@ struct PartialTiming {
   ConstraintStatus constraintStatus = ConstraintStatus::PassingOnly;
 };
 
+/// Called as each operator's rules are complete (a long run writes and reports as it goes).
+using OperatorDone = std::function<void(const OperatorRules&)>;
+
 /// Infers the rules of every operator in `records`, operators in (domain, op) order.
 std::vector<OperatorRules> inferRules(const std::vector<Record>& records, const InferOptions& options,
-                                      std::vector<PartialTiming>* timings = nullptr);
+                                      std::vector<PartialTiming>* timings = nullptr, const OperatorDone& done = {});
 
 }  // namespace nnfuzz::infer

@@ -155,4 +155,9 @@ std::optional<Judgement> Oracle::judgeModes(const RunOutcome& baseline, const Ru
   return compare(candidate, baseline.outputs, baseline.mode);
 }
 
+std::optional<Judgement> Oracle::judgeAgainstRun(const RunOutcome& reference, const RunOutcome& candidate) const {
+  if (reference.status != RunStatus::Ok || candidate.status != RunStatus::Ok) return std::nullopt;
+  return compare(candidate, reference.outputs, reference.backend + ":" + reference.mode);
+}
+
 }  // namespace nnfuzz

@@ -62,6 +62,16 @@ class Oracle {
   /// findings of the runs' own judgements and are not compared.
   std::optional<Judgement> judgeModes(const RunOutcome& baseline, const RunOutcome& candidate) const;
 
+  /// `candidate` against another SUT's run (`reference`), for a test without our reference
+  /// outputs; `against` names the reference run as "backend:mode". nullopt as for judgeModes.
+  std::optional<Judgement> judgeAgainstRun(const RunOutcome& reference, const RunOutcome& candidate) const;
+
+  /// The run ("backend:mode") other SUTs' runs are compared with when a test has no trusted
+  /// reference outputs (an operator without our reference kernel, non-finite reference
+  /// outputs); empty: such tests are judged mode against mode only.
+  const std::string& fallbackReference() const { return fallbackReference_; }
+  void setFallbackReference(std::string backendMode) { fallbackReference_ = std::move(backendMode); }
+
   const Policy& policy() const { return policy_; }
   const UnsupportedFilter& unsupported() const { return filter_; }
 
@@ -71,6 +81,7 @@ class Oracle {
 
   Policy policy_;
   UnsupportedFilter filter_;
+  std::string fallbackReference_ = "onnxruntime:noopt";
 };
 
 }  // namespace nnfuzz

@@ -61,6 +61,15 @@ nlohmann::json reproFacts(const BundleFinding& f, const std::string& name) {
           {"memory_limit_mb", f.memoryLimitMb}, {"worker", f.worker}};
 }
 
+/// Where the outputs the run was judged against came from (the bundle's meta says it).
+std::string expectedFrom(const BundleFinding& f) {
+  const std::string& against = f.judgement.against;
+  if (against == "reference") return "nnfuzz's reference (test_data_set_0)";
+  if (against.find(':') != std::string::npos && f.baseline)
+    return "no trusted reference: the run of " + against + " (actual/" + f.baseline->backend + "-" + f.baseline->mode + ")";
+  return "this SUT's " + against + " mode (actual/" + against + ")";
+}
+
 }  // namespace
 
 BundleCase bundleCase(const Graph& graph, const std::vector<Tensor>& inputs, const std::vector<Tensor>& expected,
@@ -106,8 +115,12 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
     writeTensors(temp / "test_data_set_0", "input", c.inputs, c.inputNames);
     writeTensors(temp / "test_data_set_0", "output", c.expected, c.outputNames);
     if (!f.outcome.outputs.empty()) writeTensors(temp / "actual", "output", f.outcome.outputs, c.outputNames);
+    // Another SUT's run (a test without our reference) goes under its backend's name too.
     if (f.baseline && !f.baseline->outputs.empty())
-      writeTensors(temp / "actual" / f.baseline->mode, "output", f.baseline->outputs, c.outputNames);
+      writeTensors(temp / "actual" /
+                       (f.baseline->backend == f.outcome.backend ? f.baseline->mode
+                                                                 : f.baseline->backend + "-" + f.baseline->mode),
+                   "output", f.baseline->outputs, c.outputNames);
     writeFileBytes(temp / "error.txt", errorText(f));
     if (c.graph) writeFileBytes(temp / "model.ir", printGraph(*c.graph));
     if (c.original) saveModelFile(temp / "original.onnx", *c.original);
@@ -123,6 +136,7 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
         {"backend", f.outcome.backend},
         {"mode", f.outcome.mode},
         {"against", f.judgement.against},
+        {"expected_outputs", expectedFrom(f)},
         {"reason", f.judgement.reason},
         {"status", runStatusName(f.outcome.status)},
         {"error_type", f.outcome.errorType},

@@ -4,6 +4,7 @@
 //     model.onnx, test_data_set_0/{input,output}_N.pb   the case (reference outputs)
 //     actual/output_N.pb                                 what the SUT returned (if it did)
 //     actual/<baseline mode>/output_N.pb                 mode-vs-mode: the baseline's outputs
+//     actual/<backend>-<mode>/output_N.pb                without a trusted reference: the run judged against
 //     error.txt                                          the verdict, message and stderr tail
 //     meta.json                                          versions, seed, signature, class, policy
 //     model.ir                                           nnfuzz's text IR (when the model imports)

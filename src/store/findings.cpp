@@ -16,6 +16,18 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
     judged.push_back(&o);
     baselines.push_back(nullptr);
   }
+  // No trusted reference: every other SUT's runs against the fallback reference run.
+  const RunOutcome* fallback = nullptr;
+  for (const auto& o : outcomes)
+    if (!reference && o.backend + ":" + o.mode == oracle.fallbackReference()) fallback = &o;
+  for (const auto& other : outcomes) {
+    if (!fallback || other.backend == fallback->backend) continue;
+    if (auto j = oracle.judgeAgainstRun(*fallback, other)) {
+      runs.push_back({std::move(*j), {}, {}});
+      judged.push_back(&other);
+      baselines.push_back(fallback);
+    }
+  }
   for (const auto& base : outcomes) {
     if (base.mode != kBaselineMode) continue;
     for (const auto& other : outcomes) {

@@ -64,7 +64,8 @@ struct JudgedRun {
 /// Judges `outcomes` (one per backend/mode; `reference` null when no trusted reference exists),
 /// records bugs and bundles, then the test with every judgement. `makeCase` is called only when a
 /// new bug needs a bundle (exporting the model costs time). Returns the judgements, reference
-/// ones first in `outcomes` order, then mode-vs-mode ones.
+/// ones first in `outcomes` order, then (without a reference) other SUTs' runs against the
+/// oracle's fallback reference run, then mode-vs-mode ones.
 /// With a `reducer`, a wrong result (DCF) is always reduced first, because its signature is the
 /// reduced case's operators; an error or crash only when its bug is new, for a small bundle.
 std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle, const BundleContext& context,

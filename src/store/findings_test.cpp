@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "onnx/tensor_proto.h"
 #include "store/findings.h"
 
@@ -181,6 +183,45 @@ TEST_F(FindingsCampaign, ModesThatReduceToTheSameBugAreOneBug) {
   EXPECT_EQ(runs[0].bugHash, runs[1].bugHash);
   ASSERT_GE(store.bugs().size(), 1u);
   EXPECT_EQ(store.bugs()[0].signature.mode, kAnyMode);
+}
+
+}  // namespace
+}  // namespace nnfuzz
+
+namespace nnfuzz {
+namespace {
+
+TEST(Findings, WithoutAReferenceOtherSutsAreJudgedAgainstTheFallbackRun) {
+  const fs::path dir = fs::temp_directory_path() / ("nnfuzz_fallback_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Graph graph = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  return %1\n}\n");
+  const std::vector<Tensor> inputs = {f32({1, -1})};
+  auto makeCase = [&] { return bundleCase(graph, inputs, {f32({1, 0})}, {{"seed", 3}}); };
+  CampaignStore store(dir / "campaign.db", {}, {});
+  const Oracle oracle;  // fallback: onnxruntime:noopt
+  BundleContext context;
+  context.bugsDir = dir / "bugs";
+  TestRecord test;
+  test.opTypes = {"Relu"};
+  const std::vector<RunOutcome> outcomes = {ok("onnxruntime", "noopt", {f32({1, 0})}),
+                                            ok("openvino", "noopt", {f32({1, 0})}), ok("tvm", "noopt", {f32({1, 9})})};
+  auto runs = recordFindings(store, oracle, context, test, outcomes, nullptr, makeCase);
+  ASSERT_EQ(runs.size(), 5u);  // three without a reference, two against onnxruntime:noopt
+  EXPECT_EQ(runs[3].judgement.against, "onnxruntime:noopt");
+  EXPECT_EQ(runs[3].judgement.verdict, Verdict::Pass);
+  EXPECT_EQ(runs[4].judgement.backend, "tvm");
+  EXPECT_EQ(runs[4].judgement.verdict, Verdict::DCF);
+  ASSERT_EQ(store.bugs().size(), 1u);
+  const fs::path bundle = store.bugs()[0].bundle;
+  EXPECT_TRUE(fs::exists(bundle / "actual" / "onnxruntime-noopt" / "output_0.pb")) << bundle;
+  std::ifstream in(bundle / "meta.json");
+  const auto meta = nlohmann::json::parse(in);
+  EXPECT_NE(meta.at("expected_outputs").get<std::string>().find("onnxruntime:noopt"), std::string::npos);
+
+  Oracle modesOnly;
+  modesOnly.setFallbackReference("");
+  EXPECT_EQ(recordFindings(store, modesOnly, context, test, outcomes, nullptr, makeCase).size(), 3u);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -181,3 +181,13 @@ def test_cov_values_shows_what_each_operand_held(nnfuzz, tmp_path):
     assert nnfuzz("cov", "--values", tmp_path / "empty", check=False).returncode == 1
     r = nnfuzz("cov", "--values", tmp_path / "cases" / "nothing", check=False)
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_neuri_models_pass_the_checker_and_match_onnxruntime(nnfuzz, validate, tmp_path):
+    out = tmp_path / "neuri"
+    nnfuzz("gen", "--generator", "neuri", "-n", 60, "--seed", 4, "--min-ops", 1, "--max-ops", 10, "-o", out)
+    r = validate(out, "--min-match", "0.98")
+    assert r.returncode == 0, r.stdout[-2000:]
+    assert "checker failures 0" in r.stdout
+    meta = json.loads((out / "000000" / "meta.json").read_text())
+    assert meta["generator"] == "neuri" and "inserted" in meta["graph"]
