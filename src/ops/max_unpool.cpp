@@ -32,6 +32,13 @@ std::optional<Shape> unpooledShape(const Attributes& attrs, const Shape& x, std:
   if (!readInts(attrs, "kernel_shape", n, 1, 1, kernel, err) || !readInts(attrs, "strides", n, 1, 1, strides, err) ||
       !readInts(attrs, "pads", 2 * n, 0, 0, pads, err))
     return std::nullopt;
+  // ONNX allows any pads, but ONNX Runtime refuses pads that reach the kernel ("Pad should
+  // be smaller than kernel", unpool.h), as it does for MaxPool and AveragePool (pool.cpp).
+  for (size_t i = 0; i < n; ++i)
+    if (pads[i] >= kernel[i] || pads[i + n] >= kernel[i]) {
+      err = "pads must be smaller than the kernel";
+      return std::nullopt;
+    }
   Shape out{x[0], x[1]};
   for (size_t i = 0; i < n; ++i) {
     const int64_t d = (x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n];

@@ -213,6 +213,17 @@ TEST(MaxUnpool, ScattersIntoTheDefaultShapeAndPadsToOutputShape) {
   EXPECT_FALSE(inferOp("MaxUnpool", {&x, &repeated}, a).ok());
   const Tensor outside = T(DType::Int64, {1, 1, 2, 2}, {5, 7, 13, 16});
   EXPECT_FALSE(inferOp("MaxUnpool", {&x, &outside}, a).ok());
+  // Pads reaching the kernel: ONNX allows them, ONNX Runtime does not (mcf-7d6e9a4f, made
+  // by a parameter mutation of pads: 2 with kernel 2).
+  const Tensor first4 = T(DType::Int64, {1, 1, 2, 2}, {0, 1, 2, 3});
+  EXPECT_TRUE(inferOp("MaxUnpool", {&x, &first4}, A([&](Attributes& t) {
+                t = a;
+                t.setInts("pads", {1, 1, 1, 1});
+              })).ok());
+  EXPECT_FALSE(inferOp("MaxUnpool", {&x, &first4}, A([&](Attributes& t) {
+                 t = a;
+                 t.setInts("pads", {0, 2, 0, 0});
+               })).ok());
   sample("MaxUnpool", 30, [](const Instantiation& inst) {
     ASSERT_TRUE(inst.operands[1].constant.has_value());
     std::vector<double> seen = inst.operands[1].constant->data;
