@@ -232,6 +232,28 @@ TEST(MaxUnpool, ScattersIntoTheDefaultShapeAndPadsToOutputShape) {
   });
 }
 
+// A parameter mutation may leave attributes whose unpooled plane is smaller than X's (stride
+// 1, kernel 3, pads 2 and 2: 4 x 4 -> 2 x 2). The indices sampler drew a permutation of the
+// output plane and read past it for X's plane (a heap overflow under ASan, found by
+// GraphGen.ParameterMutationsKeepWhatEnginesAccept); now it gives zeros, which inference
+// turns down.
+TEST(MaxUnpool, IndicesSamplerSurvivesAttributesThatShrinkThePlane) {
+  Limits limits;
+  Rng rng(3);
+  OpDraft d;
+  d.arity = 2;
+  d.inputTypes = {TensorType{DType::Float32, {1, 1, 4, 4}}};
+  d.limits = &limits;
+  d.rng = &rng;
+  d.attrs.setInts("kernel_shape", {3, 3});
+  d.attrs.setInts("strides", {1, 1});
+  d.attrs.setInts("pads", {2, 2, 2, 2});
+  const InputPattern p = findOp("MaxUnpool")->nextInput(d);
+  ASSERT_TRUE(p.constant.has_value());
+  const Tensor x = F({1, 1, 4, 4}, std::vector<double>(16, 1.0));
+  EXPECT_FALSE(inferOp("MaxUnpool", {&x, &*p.constant}, d.attrs).ok());
+}
+
 TEST(MaxPool, IndicesRowOrColumnMajorWithPlaneOffsets) {
   auto kernel = [](std::vector<int64_t> k, int64_t order) {
     return A([=](Attributes& a) {
