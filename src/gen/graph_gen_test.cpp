@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -113,6 +114,61 @@ TEST(GraphGen, PreferredBlocksArePlaced) {
     all += found == 3;
   }
   EXPECT_GE(all, 28);
+}
+
+// The parameter mutation redraws one attribute of a block, and the node must stay one that
+// engines accept: shape inference runs again on the mutated node and refuses the rest.
+// Checked here without inference, on the three operators the QDQ campaign against ONNX
+// Runtime saw mutated past that (if-ea4a7642, mcf-7d6e9a4f, mcf-5609fc32).
+TEST(GraphGen, ParameterMutationsKeepWhatEnginesAccept) {
+  GenConfig c = graphConfig(8, 6, 6);
+  c.graph.model = "rn";
+  c.graph.k = {2};
+  c.graph.mutationRates = {1.0};
+  const BlockCorpus& corpus = graphCorpus(c);
+  std::vector<int> preferred;
+  for (size_t i = 0; i < corpus.blocks().size(); ++i) {
+    const std::string& name = corpus.blocks()[i].name;
+    if (name == "ConvTranspose" || name == "MaxUnpool" || name == "TfIdfVectorizer") preferred.push_back(static_cast<int>(i));
+  }
+  ASSERT_EQ(preferred.size(), 3u);
+  std::map<std::string, int> seen;
+  for (uint64_t s = 0; s < 300; ++s) {
+    Rng rng(s);
+    GeneratedCase k = generateGraphModel(c, corpus, preferred, rng);
+    for (NodeId id : k.graph.nodes()) {
+      const Node& n = k.graph.node(id);
+      const Attributes& a = n.attrs;
+      if (n.op == "ConvTranspose") {
+        const Shape& x = k.graph.value(n.inputs[0]).type.shape;
+        const Shape& w = k.graph.value(n.inputs[1]).type.shape;
+        const size_t dims = x.size() - 2;
+        const std::string autoPad = a.getString("auto_pad", "NOTSET");
+        const auto outputShape = a.getInts("output_shape");
+        if (outputShape.empty() && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") continue;
+        const auto strides = a.getInts("strides"), dilations = a.getInts("dilations"), padding = a.getInts("output_padding");
+        for (size_t i = 0; i < dims; ++i) {
+          const int64_t st = strides.empty() ? 1 : strides[i], dil = dilations.empty() ? 1 : dilations[i];
+          const int64_t full = st * (x[i + 2] - 1) + (padding.empty() ? 0 : padding[i]) + (w[i + 2] - 1) * dil + 1;
+          const int64_t out = outputShape.empty() ? x[i + 2] * st : outputShape[i];
+          EXPECT_GE(full - out, 0) << "ConvTranspose needs negative pads, seed " << s << "\n" << printGraph(k.graph);
+        }
+        ++seen[n.op];
+      } else if (n.op == "MaxUnpool") {
+        const auto kernel = a.getInts("kernel_shape"), pads = a.getInts("pads");
+        for (size_t i = 0; i < pads.size(); ++i)
+          EXPECT_LT(pads[i], kernel[i % kernel.size()]) << "MaxUnpool pads, seed " << s << "\n" << printGraph(k.graph);
+        ++seen[n.op];
+      } else if (n.op == "TfIdfVectorizer") {
+        EXPECT_LE(a.getInt("max_gram_length", 1), static_cast<int64_t>(a.getInts("ngram_counts").size()))
+            << "TfIdfVectorizer ngram_counts, seed " << s << "\n" << printGraph(k.graph);
+        ++seen[n.op];
+      }
+    }
+  }
+  EXPECT_GT(seen["ConvTranspose"], 20);
+  EXPECT_GT(seen["MaxUnpool"], 20);
+  EXPECT_GT(seen["TfIdfVectorizer"], 20);
 }
 
 TEST(GraphGen, EveryShippedPatternBuilds) {

@@ -43,5 +43,50 @@ TEST(ModelMutations, ReferenceOutputsRejectUnusableValues) {
   EXPECT_FALSE(referenceOutputs(g, {Tensor({DType::Float32, {2}}, {-1.0, 2.0})}));  // NaN
 }
 
+// A parameter mutation that leaves attributes ONNX Runtime refuses must not survive the
+// re-inference: ConvTranspose's output_shape beyond its full output (negative pads; the
+// false alarm if-ea4a7642), MaxUnpool's pads reaching the kernel, TfIdfVectorizer's
+// max_gram_length beyond its ngram_counts.
+TEST(ModelMutations, ReinferenceRefusesWhatEnginesRefuse) {
+  Graph g;
+  const ValueId x = g.addInput({DType::Float32, {1, 1, 1, 1}});
+  const ValueId w = g.addWeight(Tensor({DType::Float32, {1, 1, 1, 1}}, {1.0}));
+  Attributes attrs;
+  attrs.setInts("output_shape", {1, 1});
+  const NodeId n = g.addNode("ConvTranspose", {x, w}, attrs, {{DType::Float32, {1, 1, 1, 1}}});
+  g.setOutputs({g.node(n).outputs[0]});
+  EXPECT_EQ(reinferTypes(g), std::nullopt);
+  g.node(n).attrs.setInts("output_shape", {5, 6});
+  EXPECT_NE(reinferTypes(g), std::nullopt);
+
+  Graph u;
+  const ValueId ux = u.addInput({DType::Float32, {1, 1, 2, 2}});
+  const ValueId indices = u.addWeight(Tensor({DType::Int64, {1, 1, 2, 2}}, {0, 1, 2, 3}));
+  Attributes unpool;
+  unpool.setInts("kernel_shape", {2, 2});
+  unpool.setInts("strides", {2, 2});
+  const NodeId un = u.addNode("MaxUnpool", {ux, indices}, unpool, {{DType::Float32, {1, 1, 4, 4}}});
+  u.setOutputs({u.node(un).outputs[0]});
+  EXPECT_EQ(reinferTypes(u), std::nullopt);
+  u.node(un).attrs.setInts("pads", {0, 2, 0, 0});
+  EXPECT_NE(reinferTypes(u), std::nullopt);
+
+  Graph t;
+  const ValueId tokens = t.addInput({DType::Int64, {4}});
+  Attributes tfidf;
+  tfidf.setString("mode", "TF");
+  tfidf.setInt("min_gram_length", 1);
+  tfidf.setInt("max_gram_length", 1);
+  tfidf.setInt("max_skip_count", 0);
+  tfidf.setInts("pool_int64s", {1, 2});
+  tfidf.setInts("ngram_counts", {0});
+  tfidf.setInts("ngram_indexes", {0, 1});
+  const NodeId tn = t.addNode("TfIdfVectorizer", {tokens}, tfidf, {{DType::Float32, {2}}});
+  t.setOutputs({t.node(tn).outputs[0]});
+  EXPECT_EQ(reinferTypes(t), std::nullopt);
+  t.node(tn).attrs.setInt("max_gram_length", 2);
+  EXPECT_NE(reinferTypes(t), std::nullopt);
+}
+
 }  // namespace
 }  // namespace nnfuzz

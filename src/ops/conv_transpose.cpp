@@ -25,16 +25,23 @@ struct Transposed {
   std::vector<int64_t> outputShape;  // empty when not given
 };
 
-// Pads and output size of dim i; false when the output would be empty.
+// Pads and output size of dim i; false when the output would be empty or the pads negative.
 bool resolveDim(Transposed& t, size_t i, std::string& err) {
   Window& w = t.w;
   const int64_t full = w.strides[i] * (w.in[i] - 1) + t.outputPadding[i] + w.extent(i);
   if (!t.outputShape.empty() || w.autoPad == AutoPad::SameUpper || w.autoPad == AutoPad::SameLower) {
     const int64_t out = t.outputShape.empty() ? w.in[i] * w.strides[i] : t.outputShape[i];
-    // A negative total (output larger than the full output) pads with zeros; the halves
-    // are floored as in the ONNX reference implementation.
+    // The spec's pads "can take any value greater than or equal to 0", so an output beyond
+    // the full output (a negative total) is invalid: ONNX Runtime refuses it ("Explicit
+    // output_shape is inconsistent with input spatial dimensions"), and so does onnx's
+    // ReferenceEvaluator (1.22).
     const int64_t total = full - out;
-    const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+    if (total < 0) {
+      err = "output_shape (or SAME's in * stride) beyond the full output " + std::to_string(full) +
+            " would need negative pads";
+      return false;
+    }
+    const int64_t half = total / 2;
     w.padBegin[i] = w.autoPad == AutoPad::SameUpper ? half : total - half;
     w.padEnd[i] = total - w.padBegin[i];
   } else if (w.autoPad == AutoPad::Valid) {
@@ -100,7 +107,7 @@ InferResult inferConvTranspose(const InferArgs& a) {
 }
 
 // Whether dim i is one the generator may produce: output dim <= 4 * maxDim, no negative
-// pads (ONNX Runtime clamps them to 0, the reference does not), and for SAME_* an output
+// pads (resolveDim refuses them already; kept as a guard), and for SAME_* an output
 // ONNX shape inference agrees with: it gives in * s + output_padding when the extent
 // reaches the stride (else the full output), the spec in * s, so output_padding must be
 // 0 there, or output_padding + extent == s.

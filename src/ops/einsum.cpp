@@ -9,13 +9,21 @@
 // (some letters summed away), diagonals (where two dims are equal), and for two operands
 // matmul, batched matmul, outer and inner products, elementwise products and general
 // contractions over shared letters, explicit or implicit, with "..." now and then. The
-// reference walks every combination of letter values in double; products and sums are
-// continuous, so there is no stability check.
+// reference walks every combination of letter values in double.
+//
+// Continuous is not well conditioned: a result that cancels (|sum of terms| tiny next to the
+// sum of |terms|) is whatever rounding leaves, in the reference's order of summation or in a
+// SUT's (one that contracts a factor out first may find an exact 0 where the reference keeps
+// a residue of 1e-9, and a consumer multiplies that into an error). Such results are
+// unstable, unless every operand is exact and integer-valued and every partial result stays
+// an integer the dtype holds: then any order of evaluation is exact (ops/exactness.h).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <numeric>
 
+#include "ops/exactness.h"
 #include "ops/nn_util.h"
 #include "ops/shape_util.h"
 
@@ -153,7 +161,11 @@ InferResult inferEinsum(const InferArgs& a) {
   return {{TensorType{dtype, out}}, {}};
 }
 
-void einsumKernel(KernelArgs& a) {
+// Calls f(output offset, term, bound) for every combination of letter values: the term is
+// the product of the operands' elements there; with kBound, bound is the product of
+// max(|element|, 1), which bounds every partial product an engine may form of them (0 else).
+template <bool kBound, typename F>
+void forEachTerm(const KernelArgs& a, F f) {
   Equation eq;
   Dims dims;
   std::string err;
@@ -198,10 +210,46 @@ void einsumKernel(KernelArgs& a) {
     return off;
   };
   do {
-    double p = 1.0;
-    for (size_t k = 0; k < a.inputs.size(); ++k) p *= a.inputs[k]->data[static_cast<size_t>(offset(inPos[k], types[k]->shape))];
-    a.outputs[0].data[static_cast<size_t>(offset(outPos, a.outputs[0].type.shape))] += p;
+    double p = 1.0, bound = kBound ? 1.0 : 0.0;
+    for (size_t k = 0; k < a.inputs.size(); ++k) {
+      const double x = a.inputs[k]->data[static_cast<size_t>(offset(inPos[k], types[k]->shape))];
+      p *= x;
+      if constexpr (kBound) bound *= std::max(std::abs(x), 1.0);
+    }
+    f(static_cast<size_t>(offset(outPos, a.outputs[0].type.shape)), p, bound);
   } while (nextIndex(index, space));
+}
+
+void einsumKernel(KernelArgs& a) {
+  std::vector<double>& y = a.outputs[0].data;
+  forEachTerm<false>(a, [&](size_t at, double p, double) { y[at] += p; });
+}
+
+// A float result is unstable where its terms cancel to below a few float32 ulps of their
+// magnitude (the Det rule, det.cpp), unless it is exact in any order (see the file comment).
+// A result whose terms are all 0 is an exact 0.
+bool einsumUnstable(const KernelArgs& a) {
+  const DType dtype = a.outputs[0].type.dtype;
+  if (!isFloat(dtype)) return false;
+  struct Sums {
+    double sum = 0, magnitude = 0, bound = 0;
+  };
+  std::vector<Sums> sums(a.outputs[0].data.size());
+  forEachTerm<true>(a, [&](size_t at, double p, double b) {
+    sums[at].sum += p;
+    sums[at].magnitude += std::abs(p);
+    sums[at].bound += b;
+  });
+  bool integers = allExact(a.inputs);
+  for (const Tensor* t : a.inputs)
+    for (size_t i = 0; integers && i < t->data.size(); ++i) integers = t->data[i] == std::trunc(t->data[i]);
+  const double limit = dtype == DType::Float64 ? 9007199254740992.0 : 16777216.0;
+  const double margin = dtype == DType::Float64 ? 1e-12 : 1e-5;
+  for (const Sums& s : sums) {
+    if (s.magnitude == 0 || (integers && s.bound < limit)) continue;
+    if (std::abs(s.sum) < margin * s.magnitude) return true;
+  }
+  return false;
 }
 
 // ---- sampling ----
@@ -400,6 +448,7 @@ const OpSpec& opEinsum() {
     t.nextInput = einsumOperand;
     t.infer = inferEinsum;
     t.reference = einsumKernel;
+    t.unstable = einsumUnstable;
     t.work = einsumWork;
     return t;
   }();

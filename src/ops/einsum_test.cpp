@@ -43,6 +43,36 @@ TEST(Einsum, RefusedForms) {
   EXPECT_FALSE(inferOp("Einsum", {&a}, eq("i-j")).ok());
 }
 
+// The false alarm dcf-515dd0a4: in "a,b,cb,bdc->d" the sum over a = [-1, -0, 1] factors out,
+// so every result is exactly 0 and ONNX Runtime gives 0; the reference summed the terms in
+// another order and kept a residue near 1e-9 (of terms summing to 8e7 in magnitude), which
+// the next Einsum multiplied into a 0.0097 "error". A cancelling result is unstable ...
+TEST(Einsum, CancellationIsUnstable) {
+  const Tensor a = F({3}, {-1, -0.0, 1});
+  const Tensor b = F({4}, {0.1f, 3.3f, 7.7f, 1000.3f});
+  const Tensor c = F({2, 4}, {0.7f, -1.9f, 2.3f, 0.01f, 1.1f, 1.3f, -0.3f, 1.7f});
+  const Attributes factored = eq("a,b,cb->c");
+  EXPECT_TRUE(unstable("Einsum", {&a, &b, &c}, factored));
+  // ... and so is one within 1e-5 of its terms' magnitude, in any contraction.
+  const Tensor u = F({1, 3}, {1, 1, 1}), v = F({3, 1}, {1000, -1000.0078125f, 0.0078125f + 1e-5f});
+  EXPECT_TRUE(unstable("Einsum", {&u, &v}, eq("ij,jk->ik")));
+  // Terms that do not cancel are stable, and so are terms that are all 0 (an exact 0).
+  const Tensor w = F({3, 1}, {1, 2, 3});
+  EXPECT_FALSE(unstable("Einsum", {&u, &w}, eq("ij,jk->ik")));
+  const Tensor zeros = F({3}, {0, 0, 0});
+  EXPECT_FALSE(unstable("Einsum", {&zeros, &b, &c}, factored));
+  // Exact integer-valued operands cancel exactly in any order: their 0 is trusted ...
+  const Tensor ib = F({4}, {1, 2, 3, 4}), ic = F({2, 4}, {3, -1, 2, 5, 1, 1, 1, 1});
+  EXPECT_FALSE(unstable("Einsum", {&a, &ib, &ic}, factored));
+  // ... but not when one of them is itself a rounded result (a Softmax's 1.0, a Sum's 0).
+  Tensor roundedB = ib;
+  roundedB.exact = false;
+  EXPECT_TRUE(unstable("Einsum", {&a, &roundedB, &ic}, factored));
+  // Integer dtypes are exact.
+  const Tensor ia = T(DType::Int64, {3}, {-1, 0, 1}), ib64 = T(DType::Int64, {4}, {1, 2, 3, 4});
+  EXPECT_FALSE(unstable("Einsum", {&ia, &ib64}, eq("a,b->")));
+}
+
 TEST(Einsum, SamplerStaysSmall) {
   sample("Einsum", 200, [](const Instantiation& inst) {
     EXPECT_TRUE(inst.attrs.has("equation"));

@@ -32,6 +32,13 @@ std::optional<Shape> unpooledShape(const Attributes& attrs, const Shape& x, std:
   if (!readInts(attrs, "kernel_shape", n, 1, 1, kernel, err) || !readInts(attrs, "strides", n, 1, 1, strides, err) ||
       !readInts(attrs, "pads", 2 * n, 0, 0, pads, err))
     return std::nullopt;
+  // ONNX allows any pads, but ONNX Runtime refuses pads that reach the kernel ("Pad should
+  // be smaller than kernel", unpool.h), as it does for MaxPool and AveragePool (pool.cpp).
+  for (size_t i = 0; i < n; ++i)
+    if (pads[i] >= kernel[i] || pads[i + n] >= kernel[i]) {
+      err = "pads must be smaller than the kernel";
+      return std::nullopt;
+    }
   Shape out{x[0], x[1]};
   for (size_t i = 0; i < n; ++i) {
     const int64_t d = (x[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n];
@@ -66,9 +73,12 @@ InputPattern unpoolOperand(const OpDraft& d) {
   if (d.inputTypes.size() == 2) return InputPattern::omitted();
   const Shape& x = d.first().shape;
   std::string err;
-  const Shape out = unpooledShape(d.attrs, x, err).value_or(x);
-  const int64_t inPlane = product(x, 2), outPlane = product(out, 2);
+  const std::optional<Shape> out = unpooledShape(d.attrs, x, err);
+  const int64_t inPlane = product(x, 2), outPlane = out ? product(*out, 2) : 0;
   Tensor idx(TensorType{DType::Int64, x});
+  // Attributes a parameter mutation made unfit for X (invalid, or fewer output positions
+  // than X has elements per plane): any I (zeros), which inference then turns down.
+  if (outPlane < inPlane) return InputPattern::constantTensor(std::move(idx));
   for (int64_t p = 0; p < x[0] * x[1]; ++p) {
     const auto perm = shapeops::randomPermutation(*d.rng, static_cast<int>(outPlane));
     for (int64_t i = 0; i < inPlane; ++i)

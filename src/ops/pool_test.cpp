@@ -213,12 +213,45 @@ TEST(MaxUnpool, ScattersIntoTheDefaultShapeAndPadsToOutputShape) {
   EXPECT_FALSE(inferOp("MaxUnpool", {&x, &repeated}, a).ok());
   const Tensor outside = T(DType::Int64, {1, 1, 2, 2}, {5, 7, 13, 16});
   EXPECT_FALSE(inferOp("MaxUnpool", {&x, &outside}, a).ok());
+  // Pads reaching the kernel: ONNX allows them, ONNX Runtime does not (mcf-7d6e9a4f, made
+  // by a parameter mutation of pads: 2 with kernel 2).
+  const Tensor first4 = T(DType::Int64, {1, 1, 2, 2}, {0, 1, 2, 3});
+  EXPECT_TRUE(inferOp("MaxUnpool", {&x, &first4}, A([&](Attributes& t) {
+                t = a;
+                t.setInts("pads", {1, 1, 1, 1});
+              })).ok());
+  EXPECT_FALSE(inferOp("MaxUnpool", {&x, &first4}, A([&](Attributes& t) {
+                 t = a;
+                 t.setInts("pads", {0, 2, 0, 0});
+               })).ok());
   sample("MaxUnpool", 30, [](const Instantiation& inst) {
     ASSERT_TRUE(inst.operands[1].constant.has_value());
     std::vector<double> seen = inst.operands[1].constant->data;
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
   });
+}
+
+// A parameter mutation may leave attributes whose unpooled plane is smaller than X's (stride
+// 1, kernel 3, pads 2 and 2: 4 x 4 -> 2 x 2). The indices sampler drew a permutation of the
+// output plane and read past it for X's plane (a heap overflow under ASan, found by
+// GraphGen.ParameterMutationsKeepWhatEnginesAccept); now it gives zeros, which inference
+// turns down.
+TEST(MaxUnpool, IndicesSamplerSurvivesAttributesThatShrinkThePlane) {
+  Limits limits;
+  Rng rng(3);
+  OpDraft d;
+  d.arity = 2;
+  d.inputTypes = {TensorType{DType::Float32, {1, 1, 4, 4}}};
+  d.limits = &limits;
+  d.rng = &rng;
+  d.attrs.setInts("kernel_shape", {3, 3});
+  d.attrs.setInts("strides", {1, 1});
+  d.attrs.setInts("pads", {2, 2, 2, 2});
+  const InputPattern p = findOp("MaxUnpool")->nextInput(d);
+  ASSERT_TRUE(p.constant.has_value());
+  const Tensor x = F({1, 1, 4, 4}, std::vector<double>(16, 1.0));
+  EXPECT_FALSE(inferOp("MaxUnpool", {&x, &*p.constant}, d.attrs).ok());
 }
 
 TEST(MaxPool, IndicesRowOrColumnMajorWithPlaneOffsets) {

@@ -97,6 +97,10 @@ InferResult inferTfIdf(const InferArgs& a) {
   if (mode != "TF" && mode != "IDF" && mode != "TFIDF") return InferResult::fail("mode must be TF, IDF or TFIDF");
   const auto pool = a.attrs.getInts("pool_int64s"), counts = a.attrs.getInts("ngram_counts"), indexes = a.attrs.getInts("ngram_indexes");
   if (indexes.empty()) return InferResult::fail("ngram_indexes is empty");
+  // ONNX is silent (ngram_counts lists where the 1-grams, 2-grams, ... start), but ONNX
+  // Runtime wants an entry for every size up to max_gram_length ("max_gram_length must be
+  // inbounds of ngram_counts").
+  if (maxLen > static_cast<int64_t>(counts.size())) return InferResult::fail("ngram_counts needs an entry for every size up to max_gram_length");
   size_t grams = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     const int64_t end = i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());

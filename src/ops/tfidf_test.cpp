@@ -57,6 +57,15 @@ TEST(TfIdfVectorizer, Refuses) {
   Attributes ragged = tfidf("TF", 1, 0);
   ragged.setInts("ngram_counts", {0, 1});  // a 2-gram pool of 3 items
   EXPECT_FALSE(inferOp("TfIdfVectorizer", {&x}, ragged).ok());
+  // No start for the 2-grams max_gram_length asks for: ONNX Runtime refuses it
+  // (mcf-5609fc32, made by a parameter mutation of max_gram_length 1 -> 2).
+  Attributes unigrams = tfidf("TF", 1, 0, {0, 1});
+  unigrams.setInts("pool_int64s", {1, 2});
+  unigrams.setInts("ngram_counts", {0});
+  unigrams.setInt("max_gram_length", 1);
+  EXPECT_TRUE(inferOp("TfIdfVectorizer", {&x}, unigrams).ok());
+  unigrams.setInt("max_gram_length", 2);
+  EXPECT_FALSE(inferOp("TfIdfVectorizer", {&x}, unigrams).ok());
 }
 
 }  // namespace

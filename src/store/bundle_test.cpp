@@ -283,6 +283,8 @@ TEST_F(Bundle, PythonNormaliserAgreesWithCpp) {
       "LLVM module verification failed: \nInvalid operand types for FCmp instruction\n  %6 = fcmp oeq i1 false, %5\n",
       "[ONNXRuntimeError] : 6 : FAIL shape [1,?,3] vs (2, 2) and 1..3, error code 13, a ? b, 3x4KiB, 4x5",
       "first\nInvalid operand\n  %1 = x\nInvalid operand\nlast",
+      "a.cc:52 void f(T*, const X&) [with T = signed char; F = std::function<void(float*)>] was false",
+      "void f(T*) [T = int] x; g() [with T = std::array<int, 2>[3]] y; shape [1, 2] and [axis = 3]; h() [with T = in",
   };
   std::string joined, expected;
   for (const auto& m : messages) {

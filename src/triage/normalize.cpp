@@ -114,6 +114,26 @@ std::string collapseTuples(const std::string& line) {
   return out;
 }
 
+// The length of a C++ __PRETTY_FUNCTION__'s template argument list at s[i] (GCC's
+// "[with T = signed char; ...]", clang's "[T = signed char]" right after the parameter
+// list's ") "), brackets nested; to the end of the line if it is cut off. 0 if none is there.
+size_t templateArgumentsAt(std::string_view s, size_t i) {
+  if (s[i] != '[') return 0;
+  bool found = s.compare(i, 6, "[with ") == 0;
+  if (!found && i >= 2 && s[i - 1] == ' ' && s[i - 2] == ')') {
+    size_t j = i + 1;
+    while (j < s.size() && isWord(s[j])) ++j;
+    found = j > i + 1 && s.compare(j, 3, " = ") == 0;
+  }
+  if (!found) return 0;
+  size_t depth = 0, j = i;
+  for (; j < s.size(); ++j) {
+    if (s[j] == '[') ++depth;
+    if (s[j] == ']' && --depth == 0) return j + 1 - i;
+  }
+  return j - i;
+}
+
 std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && isSpace(s[b])) ++b;
@@ -137,6 +157,13 @@ std::string normalizeLine(std::string_view s) {
     if (isSpace(c)) {
       while (i < n && isSpace(s[i])) ++i;
       out += ' ';
+      continue;
+    }
+    // Template arguments: one function template is one place, whatever it was instantiated
+    // with ("[with T = signed char]" and "[with T = unsigned char]" are one bug).
+    if (const size_t len = templateArgumentsAt(s, i)) {
+      if (!out.empty() && out.back() == ' ') out.pop_back();
+      i += len;
       continue;
     }
     // A path: a run of path characters holding a '/', absolute or with a '.' somewhere.

@@ -8,6 +8,7 @@
 //   paths           /usr/lib/x.so, onnxruntime/core/a.cc -> <path>
 //   names           output_3, Conv_4, t17, lv2 -> <name>   (a word ending in _digits, t/lv/gv+digits)
 //   non-ASCII runs                             -> ?
+//   C++ template arguments  f(T*) [with T = signed char; ...], f(T*) [T = int] -> f(T*)
 //   whitespace runs                            -> one space
 // Multi-line messages lose traceback lines (Python "File ..." frames, TVM "N: fn" frames,
 // "#N 0x..." frames, ^~~~ markers, quoted LLVM IR "%x = ..." lines) and repeats of a line

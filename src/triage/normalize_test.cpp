@@ -62,6 +62,28 @@ TEST(Normalize, SameBugDifferentDetailsGiveTheSameText) {
                                 "Conv node. Name:'Conv_3' Status Message: kernel too big"));
 }
 
+// ONNX Runtime's ORT_ENFORCE quotes __PRETTY_FUNCTION__, template arguments included: one
+// kernel constructor failing for int8 and for uint8 was two signatures (mcf-5d427ed8 and
+// mcf-5f708080 of the QDQ campaign).
+TEST(Normalize, TemplateArgumentsAreDropped) {
+  const std::string head =
+      "[ONNXRuntimeError] : 1 : FAIL : Exception during initialization: /onnxruntime_src/onnxruntime/contrib_ops/cpu/"
+      "quantization/qlinear_lookup_table.cc:52 void onnxruntime::contrib::QlinearBuildLookupTable(uint8_t*, const "
+      "onnxruntime::Tensor*, const LookupTableArrayTransformer&) [with T = ";
+  const std::string tail =
+      "; uint8_t = unsigned char; LookupTableArrayTransformer = std::function<void(const float*, float*, long "
+      "unsigned int)>] IsScalarOr1ElementVector(tensor_y_scale) was false. QlinearBuildLookupTable : input Y_scale "
+      "must be a scalar or 1D tensor of size 1";
+  const std::string i8 = normalizeMessage(head + "signed char" + tail), u8 = normalizeMessage(head + "unsigned char" + tail);
+  EXPECT_EQ(i8, u8);
+  EXPECT_EQ(i8.find("[with"), std::string::npos) << i8;
+  EXPECT_NE(i8.find("Transformer&) IsScalarOr1ElementVector"), std::string::npos) << i8;
+  EXPECT_EQ(normalizeLine("void f(T*) [T = int] failed"), "void f(T*) failed");             // clang's form
+  EXPECT_EQ(normalizeLine("g() [with T = int; U = std::array<int, 2>[3]] x"), "g() x");  // nested brackets
+  EXPECT_EQ(normalizeLine("g() [with T = in"), "g()");                                   // cut off
+  EXPECT_EQ(normalizeLine("shape [1, 2] and [axis = 3]"), "shape [<n>] and [axis = <n>]");  // no template here
+}
+
 TEST(Normalize, TracebacksAreDropped) {
   const char* tvm =
       "Traceback (most recent call last):\n"

@@ -121,6 +121,29 @@ def _trim(s):
     return s[b:e]
 
 
+def _template_arguments_at(s, i):
+    if s[i] != "[":
+        return 0
+    found = s.startswith("[with ", i)
+    if not found and i >= 2 and s[i - 1] == " " and s[i - 2] == ")":
+        j = i + 1
+        while j < len(s) and _word(s[j]):
+            j += 1
+        found = j > i + 1 and s.startswith(" = ", j)
+    if not found:
+        return 0
+    depth, j = 0, i
+    while j < len(s):
+        if s[j] == "[":
+            depth += 1
+        if s[j] == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1 - i
+        j += 1
+    return j - i
+
+
 def normalize_line(s):
     out, n, i = [], len(s), 0
     while i < n:
@@ -134,6 +157,12 @@ def normalize_line(s):
             while i < n and _space(s[i]):
                 i += 1
             out.append(" ")
+            continue
+        length = _template_arguments_at(s, i)
+        if length:
+            if out and out[-1] == " ":
+                out.pop()
+            i += length
             continue
         if _pathchar(c) and (i == 0 or not _pathchar(s[i - 1])):
             j, slash, dot = i, False, False
