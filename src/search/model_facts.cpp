@@ -79,9 +79,11 @@ uint64_t listDigest(const std::vector<uint64_t>& digests) {
 namespace {
 
 // ONNX AttributeProto type codes, so GraphIR digests equal the exported protos' digests.
-constexpr int kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7, kStrings = 8;
+constexpr int kFloat = 1, kInt = 2, kString = 3, kGraph = 5, kFloats = 6, kInts = 7, kStrings = 8;
 
 uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
+  // A body is a graph of its own: its operators count as nodes, not as a parameter value.
+  if (std::holds_alternative<GraphAttr>(value)) return detail::AttrDigest(name, kGraph).digest();
   if (auto* i = std::get_if<int64_t>(&value)) {
     detail::AttrDigest d(name, kInt);
     d.hasher().addInt(*i);
