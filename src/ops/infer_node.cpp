@@ -43,8 +43,10 @@ InferResult inferNode(const Graph& graph, NodeId id) {
   return inferNode(*spec, types, constants, n.attrs);
 }
 
-std::optional<std::string> verifyGraph(const Graph& graph) {
-  if (auto problem = verifyStructure(graph)) return problem;
+namespace {
+
+// Operator checks of `graph` and, recursively, of its bodies (structure checked already).
+std::optional<std::string> verifyOps(const Graph& graph) {
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
     InferResult r = inferNode(graph, id);
@@ -56,8 +58,19 @@ std::optional<std::string> verifyGraph(const Graph& graph) {
       if (r.types[k] != graph.value(n.outputs[k]).type)
         return "node #" + std::to_string(id) + " (" + n.op + ") result " + std::to_string(k) + " is " +
                toString(graph.value(n.outputs[k]).type) + " but inference gives " + toString(r.types[k]);
+    for (const auto& [name, value] : n.attrs)
+      if (const auto* body = std::get_if<GraphAttr>(&value))
+        if (auto problem = verifyOps(body->graph()))
+          return "node #" + std::to_string(id) + " (" + n.op + ") body '" + name + "': " + *problem;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> verifyGraph(const Graph& graph) {
+  if (auto problem = verifyStructure(graph)) return problem;
+  return verifyOps(graph);
 }
 
 }  // namespace nnfuzz
