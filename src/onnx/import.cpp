@@ -234,25 +234,29 @@ class GraphImporter {
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
     nodeCaptures_.clear();
+    // Ids first: a lookup may add an outer parameter, which moves the graph's values.
     for (const std::string& name : node.input()) {
       if (name.empty()) {
         inputs.push_back(kNoValue);
-        types.push_back(nullptr);
-        constants.push_back(nullptr);
         continue;
       }
       const ValueId id = lookup(name);
       if (id == kNoValue) throw Error(where + " reads undefined value '" + name + "'");
-      const Value& v = graph_.value(id);
       inputs.push_back(id);
-      types.push_back(&v.type);
-      constants.push_back(v.data ? &*v.data : nullptr);
     }
-    while (!types.empty() && !types.back()) {
-      inputs.pop_back();
-      types.pop_back();
-      constants.pop_back();
-    }
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    // Pointers into the graph's values: taken again after bodies import, which may add
+    // outer parameters to this graph too (names from further out).
+    auto pointOperands = [&] {
+      types.clear();
+      constants.clear();
+      for (ValueId id : inputs) {
+        const Value* v = id == kNoValue ? nullptr : &graph_.value(id);
+        types.push_back(v ? &v->type : nullptr);
+        constants.push_back(v && v->data ? &*v->data : nullptr);
+      }
+    };
+    pointOperands();
     if (types.empty()) throw Error(where + " has no inputs");
     Attributes attrs;
     for (const auto& a : node.attribute())
@@ -265,6 +269,7 @@ class GraphImporter {
       if (depth() >= kMaxBodyDepth) throw Error(where + " nests bodies more than " + std::to_string(kMaxBodyDepth) + " deep");
       GraphImporter body(a.g(), this);
       attrs.setGraph(a.name(), GraphAttr(body.run(formals.types)));
+      pointOperands();
     }
     InferResult r = inferNode(*spec, types, constants, attrs);
     if (!r.ok()) throw InferenceRejected(where + ": " + r.error);
