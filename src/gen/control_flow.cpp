@@ -129,8 +129,18 @@ class BodyGrower {
   }
 
   /// Sets the outputs and drops what they do not need; returns the outer values the
-  /// remaining outer parameters stand for, by their (old) capture index.
+  /// remaining outer parameters stand for, by their (old) capture index. An output the
+  /// body does not compute (a formal input, outer value or weight) or returns twice goes
+  /// through an Identity here, as export would write it, so the graph round-trips.
   const std::vector<ValueId>& finish(std::vector<ValueId> outputs) {
+    std::vector<ValueId> seen;
+    for (ValueId& v : outputs) {
+      const bool repeated = std::find(seen.begin(), seen.end(), v) != seen.end();
+      seen.push_back(v);
+      if (graph_.value(v).kind == ValueKind::Result && !repeated) continue;
+      const NodeId copy = graph_.addNode("Identity", {v}, {}, {graph_.value(v).type});
+      v = graph_.node(copy).outputs[0];
+    }
     graph_.setOutputs(std::move(outputs));
     graph_.removeUnused();
     return outerOf_;

@@ -159,10 +159,10 @@ constexpr OpNote kNotes[] = {
     {"Log", UNARY "Natural logarithm; log(0) is -inf and negative inputs give NaN."},
     {"LogSoftmax", "log(softmax(x)) along `axis` (default -1 since opset 13; earlier versions flattened the input "
                    "to 2-D at `axis`, default 1)."},
-    {"LpNormalization", "Divides by the Lp norm (`p` 1 or 2, default 2) along `axis` (default -1)."},
     {"Loop", "Runs `body` (iteration number, condition, carried values) while iteration < M and the condition "
              "holds; the body returns the next condition, the carried values and scan outputs, stacked along a new "
              "first axis, one row per iteration."},
+    {"LpNormalization", "Divides by the Lp norm (`p` 1 or 2, default 2) along `axis` (default -1)."},
     {"LpPool", POOL "Each window gives the Lp norm (`p`, default 2) of its elements."},
     {"MatMul", "Matrix product as numpy.matmul: 1-D operands are promoted (and the added axis removed after), "
                "batch dimensions broadcast."},
