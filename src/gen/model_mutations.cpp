@@ -5,7 +5,6 @@
 
 #include "gen/eval_builder.h"
 #include "interp/interpreter.h"
-#include "ops/control_flow.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
 
@@ -146,36 +145,6 @@ json redrawOneAttribute(std::string_view op, Attributes& attrs, const Attributes
   if (!found) attrs.erase(name);
   return record;
 }
-
-namespace {
-
-// Node `id`'s bodies retyped for its operands' and captures' current types: formal inputs
-// and outer parameters take them, then every body node is inferred again.
-std::optional<std::string> retypeBodies(Graph& g, NodeId id) {
-  Node& n = g.node(id);
-  std::vector<const TensorType*> types;
-  for (ValueId v : n.inputs) types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
-  while (!types.empty() && !types.back()) types.pop_back();
-  Attributes attrs = n.attrs;
-  for (const auto& [name, value] : n.attrs) {
-    const auto* body = std::get_if<GraphAttr>(&value);
-    if (!body) continue;
-    const BodyFormals formals = bodyFormals(n.op, name, types, n.attrs);
-    if (!formals.error.empty()) return formals.error;
-    Graph copy = body->graph();
-    const auto ins = copy.inputs();
-    if (ins.size() != formals.types.size()) return "body '" + name + "' takes other inputs";
-    for (size_t k = 0; k < ins.size(); ++k) copy.value(ins[k]).type = formals.types[k];
-    for (ValueId p : copy.paramList())
-      if (copy.value(p).kind == ValueKind::Outer) copy.value(p).type = g.value(n.captures[copy.value(p).capture]).type;
-    if (auto problem = reinferTypes(copy)) return "body '" + name + "': " + *problem;
-    attrs.setGraph(name, GraphAttr(std::move(copy)));
-  }
-  n.attrs = std::move(attrs);
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::optional<std::string> reinferTypes(Graph& g) {
   for (NodeId id : g.nodes()) {

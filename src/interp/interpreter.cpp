@@ -65,18 +65,22 @@ double bodyRuns(const Graph& graph, const Node& n) {
 
 }  // namespace
 
+BodyRunner bodyRunner(const std::vector<const Tensor*>& captures) {
+  return [&captures](const Graph& body, const std::vector<const Tensor*>& formals) {
+    auto all = runBodyAll(body, formals, captures);
+    std::vector<Tensor> results;
+    for (ValueId v : body.outputs()) results.push_back(all[v]);
+    return results;
+  };
+}
+
 std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>& inputs, const Attributes& attrs,
                            const std::vector<TensorType>& outputTypes, const std::vector<const Tensor*>& captures) {
   std::vector<Tensor> outputs;
   outputs.reserve(outputTypes.size());
   for (const auto& t : outputTypes) outputs.emplace_back(t);
   KernelArgs args{inputs, attrs, outputs};
-  const BodyRunner runner = [&captures](const Graph& body, const std::vector<const Tensor*>& formals) {
-    auto all = runBodyAll(body, formals, captures);
-    std::vector<Tensor> results;
-    for (ValueId v : body.outputs()) results.push_back(all[v]);
-    return results;
-  };
+  const BodyRunner runner = bodyRunner(captures);
   if (!spec.bodies.empty()) args.runBody = &runner;
   spec.reference(args);
   for (Tensor& out : outputs) {

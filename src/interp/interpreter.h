@@ -18,6 +18,10 @@ std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>&
                            const std::vector<TensorType>& outputTypes,
                            const std::vector<const Tensor*>& captures = {});
 
+/// The runner evalOp hands kernels of operators with bodies: runs a body with its outer
+/// parameters bound to `captures` (which must outlive the runner).
+BodyRunner bodyRunner(const std::vector<const Tensor*>& captures);
+
 /// Runs a body graph: formal inputs in order, outer parameters bound to `captures`.
 /// Returns a tensor per value id of the body, like runGraphAll.
 std::vector<Tensor> runBodyAll(const Graph& body, const std::vector<const Tensor*>& formals,
