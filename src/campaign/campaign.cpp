@@ -29,13 +29,49 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+/// Where a test's wall time goes, summed over the tests (seconds). The SUT's own share is
+/// what its workers report for prepare and run; "protocol" is the rest of each round trip
+/// (writing the request, the worker reading the case and writing outputs, our reading them).
+struct PhaseTimes {
+  double generate = 0;  ///< drawing the model, reference evaluation included
+  double write = 0;     ///< the case folder the workers read
+  double prepare = 0, run = 0, protocol = 0;
+  double reduce = 0;    ///< shrinking new bugs
+  double record = 0;    ///< coverage, judging, storing, bundles (reduction excluded)
+
+  void operator+=(const PhaseTimes& o) {
+    generate += o.generate, write += o.write, prepare += o.prepare, run += o.run, protocol += o.protocol;
+    reduce += o.reduce, record += o.record;
+  }
+  double total() const { return generate + write + prepare + run + protocol + reduce + record; }
+};
+
 /// Live counters shared by the pipelines.
 struct Tally {
   std::mutex mu;
   int64_t tests = 0;
   int64_t uniqueBugs = 0;
   std::map<std::string, SutCounts> perSut;  // "backend/mode"
+  PhaseTimes times;
 };
+
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// "generate 0.4 ms (3.1%), write ...": per test, and the share of the pipelines' time.
+std::string breakdownText(const PhaseTimes& t, int64_t tests) {
+  if (tests <= 0 || t.total() <= 0) return "";
+  const std::pair<const char*, double> parts[] = {{"generate", t.generate}, {"write", t.write},
+                                                  {"SUT prepare", t.prepare}, {"SUT run", t.run},
+                                                  {"worker protocol", t.protocol}, {"judge+record", t.record},
+                                                  {"reduce", t.reduce}};
+  std::string text = "time per test:";
+  for (const auto& [name, seconds] : parts)
+    text += fmt::format(" {} {:.2f} ms ({:.1f}%),", name, 1e3 * seconds / static_cast<double>(tests),
+                        100 * seconds / t.total());
+  text.back() = ';';
+  const double ours = t.generate + t.write + t.protocol + t.record;
+  return text + fmt::format(" nnfuzz's own share {:.1f}% (reduction aside)\n", 100 * ours / (t.total() - t.reduce));
+}
 
 void countJudgement(Tally& t, const JudgedRun& run) {
   const Judgement& j = run.judgement;
@@ -124,10 +160,13 @@ void runTests(int id, Shared& s) {
   while (!s.stopRequested() && Clock::now() < s.deadline) {
     const int64_t index = nextIndex(s);
     if (s.lastIndex >= 0 && index > s.lastIndex) break;
-    const auto started = Clock::now();
+    PhaseTimes times;
+    auto started = Clock::now();
     DrawnTest drawn = s.source.draw(index);
     const GeneratedCase& c = drawn.c;
-    const double genSeconds = std::chrono::duration<double>(Clock::now() - started).count();
+    const double genSeconds = secondsSince(started);
+    times.generate = genSeconds;
+    started = Clock::now();
     fs::remove_all(caseDir);
     nlohmann::json meta = {{"generator", s.source.name()}, {"seed", s.gen.seed}, {"case_index", index},
                            {"case_seed", drawn.seed}, {"ops", c.opTypes()}, {"flags", {{"non_finite", c.nonFinite}}}};
@@ -136,12 +175,28 @@ void runTests(int id, Shared& s) {
     // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
     writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, s.gen.opset, CaseLayout::Onnx);
     if (s.gen.format != "onnx") tryWriteCaffeCase(caseDir, c.graph, c.inputs, c.outputs);  // for Caffe backends
+    times.write = secondsSince(started);
     std::vector<RunOutcome> outcomes;
-    for (auto& worker : workers) outcomes.push_back(worker->runCase(caseDir));
+    for (auto& worker : workers) {
+      outcomes.push_back(worker->runCase(caseDir));
+      const RunOutcome& o = outcomes.back();
+      times.prepare += o.prepareSeconds;
+      times.run += o.runSeconds;
+      times.protocol += std::max(0.0, o.wallSeconds - o.prepareSeconds - o.runSeconds);
+    }
+    started = Clock::now();
     TestRecord test{index, drawn.seed, s.source.name(), c.opTypes(), genSeconds, 0.0};
     FindingReducer reducer;
-    if (s.options.reduce)
-      reducer = makeFindingReducer(workers, s.oracle, s.culprits, reducing, c.graph, c.inputs, !c.nonFinite, meta);
+    if (s.options.reduce) {
+      FindingReducer shrink =
+          makeFindingReducer(workers, s.oracle, s.culprits, reducing, c.graph, c.inputs, !c.nonFinite, meta);
+      reducer = [shrink, &times](const Judgement& j, const RunOutcome& o, const Signature& sig) {
+        const auto t0 = Clock::now();
+        auto reduced = shrink(j, o, sig);
+        times.reduce += secondsSince(t0);
+        return reduced;
+      };
+    }
     // Coverage first: a kill before the test row reruns the test, and re-adding grows nothing.
     TestFeedback feedback;
     const CampaignCoverage::Gain gain = s.coverage.add(index, c.graph);
@@ -159,8 +214,10 @@ void runTests(int id, Shared& s) {
     }
     s.source.learn(drawn, feedback);
     saveSearchState(s, false);
+    times.record = std::max(0.0, secondsSince(started) - times.reduce);
     std::lock_guard lock(s.tally.mu);
     ++s.tally.tests;
+    s.tally.times += times;
     for (const JudgedRun& run : judged) countJudgement(s.tally, run);
   }
 }
@@ -197,6 +254,7 @@ std::string summaryText(CampaignStore& store, Tally& tally, const CampaignCovera
   text += fmt::format("{} tests in {:.0f} s ({:.2f} tests/s); {} unique bugs in the campaign (this session found {})\n",
                       tally.tests, seconds, seconds > 0 ? static_cast<double>(tally.tests) / seconds : 0.0,
                       bugs.size(), tally.uniqueBugs);
+  text += breakdownText(tally.times, tally.tests);
   for (const StoredBug& b : bugs) {
     // What the bug is about, at a glance: a wrong result's (reduced) operators, else the words.
     std::string gist;
@@ -271,7 +329,7 @@ CampaignResult runCampaign(const CampaignOptions& o) {
       culprits.add(b.signature.backend + "/" + b.signature.against, b.signature.opTypes[0]);
   }
   Shared s{o, config.gen, suts, store, oracle, context, *source, coverage, culprits, tally,
-           fs::temp_directory_path() / fmt::format("nnfuzz-{}", ::getpid())};
+           scratchBase() / fmt::format("nnfuzz-{}", ::getpid())};
   s.shardIndex = config.shardIndex;
   s.shardCount = config.shardCount;
   // Positions in the shard: the next after the highest recorded, and the recorded gaps (a kill

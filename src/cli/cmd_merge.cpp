@@ -3,6 +3,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "corpus/corpus_db.h"
+#include "corpus/tiers.h"
 #include "store/campaign_merge.h"
 
 namespace nnfuzz::cli {
@@ -10,15 +12,25 @@ namespace nnfuzz::cli {
 void addMergeCommand(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   auto shards = std::make_shared<std::vector<std::string>>();
+  auto corpus = std::make_shared<std::string>();
+  auto noCorpus = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("merge", "Fold the folders of a campaign's shards (fuzz --shard I/N) into one campaign");
   cmd->add_option("SHARD", *shards, "shard campaign folders")->required();
   cmd->add_option("-o,--out", *out, "the merged campaign's folder (campaign.db, bugs/, corpus/)")->required();
-  cmd->callback([out, shards] {
+  cmd->add_option("--corpus", *corpus, "regression corpus whose tier 3 gets the merged bugs (default OUT/corpus.db)");
+  cmd->add_flag("--no-corpus", *noCorpus, "do not add the bugs to a regression corpus");
+  cmd->callback([out, shards, corpus, noCorpus] {
     std::vector<std::filesystem::path> dirs(shards->begin(), shards->end());
     const MergeSummary m = mergeCampaigns(*out, dirs);
     for (const std::string& note : m.notes) fmt::print("note: {}\n", note);
     fmt::print("merged {} shards into {}: {} tests, {} results, {} unique bugs\n", m.shards, *out, m.tests, m.results,
                m.bugs);
+    if (*noCorpus) return;
+    // Tier 3 as the unsharded campaign would have it: the merged bundles, one per signature.
+    const std::string path = corpus->empty() ? (std::filesystem::path(*out) / "corpus.db").string() : *corpus;
+    CorpusDb db(path);
+    const int added = importCampaignBugs(db, *out);
+    if (added > 0) fmt::print("corpus: {} bug{} added to tier 3 of {}\n", added, added == 1 ? "" : "s", path);
   });
 }
 

@@ -103,7 +103,7 @@ class IsraGen : public Generator {
   GeneratedCase generate(Rng& rng) override {
     GeneratedCase out;
     Graph& g = out.graph;
-    ValuePool pool(g, rng);
+    ValuePool pool(g, rng, Reuse::ResultsAndSeed);
     EvalBuilder builder(g, pool);
     DepthSource source(builder, config_, rng);
     const NetLimits& net = config_.net;

@@ -22,7 +22,9 @@ void ValuePool::add(ValueId id, Tensor data) {
   }
   summaries_[id] = s;
   // Empty constants (e.g. no axes) are never offered for reuse: nothing may be empty.
-  if (data.numel() > 0) ids_.push_back(id);
+  const bool offered = reuse_ == Reuse::AnyValue || graph_.value(id).kind == ValueKind::Result || !seeded_;
+  if (data.numel() > 0 && offered) ids_.push_back(id);
+  seeded_ = true;
   data_[id] = std::move(data);
 }
 

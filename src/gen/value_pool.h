@@ -12,9 +12,16 @@
 
 namespace nnfuzz {
 
+/// Which values pickExisting may hand out again.
+enum class Reuse {
+  AnyValue,        ///< every value: inputs, weights and results
+  ResultsAndSeed,  ///< Isra's pool: node results and the first value only; other fresh
+                   ///< operands serve the node they were made for, so reuse builds edges
+};
+
 class ValuePool : public OperandSource {
  public:
-  ValuePool(Graph& graph, Rng& rng) : graph_(graph), rng_(rng) {}
+  ValuePool(Graph& graph, Rng& rng, Reuse reuse = Reuse::AnyValue) : graph_(graph), rng_(rng), reuse_(reuse) {}
 
   /// Records the contents of a value the graph now holds.
   void add(ValueId id, Tensor data);
@@ -32,6 +39,8 @@ class ValuePool : public OperandSource {
   };
   Graph& graph_;
   Rng& rng_;
+  Reuse reuse_;
+  bool seeded_ = false;              // ResultsAndSeed: the first value was offered
   std::vector<ValueId> ids_;
   std::vector<Tensor> data_;         // by value id
   std::vector<Summary> summaries_;   // by value id

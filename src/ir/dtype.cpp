@@ -1,6 +1,8 @@
 #include "ir/dtype.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace nnfuzz {
 
@@ -41,6 +43,15 @@ std::optional<DType> dtypeFromOnnx(int elemType) {
   for (const auto& info : kInfo)
     if (info.onnx == elemType) return info.dtype;
   return std::nullopt;
+}
+
+double int64Element(int64_t value) { return std::min(static_cast<double>(value), kInt64Ceiling); }
+
+int64_t toInt64Saturated(double x) {
+  if (std::isnan(x)) return 0;
+  if (x >= kInt64Ceiling) return static_cast<int64_t>(kInt64Ceiling);
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(x);
 }
 
 double roundTo(DType dtype, double x) {

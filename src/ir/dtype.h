@@ -29,6 +29,13 @@ inline bool isInteger(DType d) { return !isFloat(d) && d != DType::Bool; }
 
 /// Rounds a double to the nearest value of `dtype`: float32 rounding, integer truncation
 /// toward zero with two's-complement wrap-around (what C and every SUT do), bool as x != 0.
+/// The largest double below 2^63. An int64 element is held as at most this (INT64_MAX,
+/// Slice's usual "to the end", becomes it), so converting any element back is defined.
+inline constexpr double kInt64Ceiling = 9223372036854774784.0;
+/// An int64 value as a tensor element (saturated at kInt64Ceiling).
+double int64Element(int64_t value);
+/// A tensor element as an int64: saturated at both ends, NaN as 0.
+int64_t toInt64Saturated(double x);
 double roundTo(DType dtype, double x);
 
 }  // namespace nnfuzz

@@ -5,6 +5,9 @@
 namespace nnfuzz {
 
 int64_t TensorType::numel() const {
+  // An empty dim anywhere makes 0, even after dims whose product alone would overflow.
+  for (int64_t d : shape)
+    if (d == 0) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

@@ -47,7 +47,7 @@ std::string formatFloat(double x, DType dtype) {
 
 std::string formatNumber(double x, DType dtype) {
   if (isFloat(dtype)) return formatFloat(x, dtype);
-  return std::to_string(static_cast<int64_t>(x));
+  return std::to_string(toInt64Saturated(x));
 }
 
 void printQuoted(std::string& out, const std::string& s) {
@@ -274,15 +274,20 @@ class Parser {
     TensorType t{*dtype, {}};
     expect('[');
     if (!accept(']')) {
-      int64_t elements = 1;
       do {
         const int64_t d = integer();
         if (d < 0) fail("negative dimension " + std::to_string(d));
-        elements = d == 0 || elements == 0 ? 0 : (d > kMaxElements / elements ? kMaxElements + 1 : elements * d);
-        if (elements > kMaxElements) fail("a tensor of more than 2^31 elements");
         t.shape.push_back(d);
       } while (accept(','));
       expect(']');
+      // An empty dim anywhere makes an empty tensor, whatever the other dims (as import reads it).
+      if (std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) {
+        int64_t elements = 1;
+        for (int64_t d : t.shape) {
+          if (d > kMaxElements / elements) fail("a tensor of more than 2^31 elements");
+          elements *= d;
+        }
+      }
     }
     return t;
   }
@@ -428,7 +433,7 @@ class Parser {
       for (int64_t k = 0; k < type.numel(); ++k) {
         if (k) expect(',');
         data.data[static_cast<size_t>(k)] =
-            isFloat(type.dtype) ? real(type.dtype) : static_cast<double>(integer());
+            isFloat(type.dtype) ? real(type.dtype) : int64Element(integer());
       }
       expect(']');
       defineNext(frames_.back().graph.addWeight(std::move(data)), printed[0]);

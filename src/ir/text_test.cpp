@@ -1,6 +1,8 @@
 // text_test.cpp - the GraphIR text form round-trips and the graph operations keep it valid.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ir/graph.h"
 #include "support/error.h"
 
@@ -22,6 +24,27 @@ TEST(IrText, PrintParsesBackIdentically) {
   Graph g = parseGraph(kSample);
   EXPECT_EQ(printGraph(g), kSample);
   EXPECT_EQ(verifyStructure(g), std::nullopt);
+}
+
+// INT64_MAX (Slice's "to the end") and INT64_MIN are held saturated below 2^63, so every
+// element converts back to int64 without overflow, and the text is stable after one trip.
+TEST(IrText, Int64ExtremesSaturateAndRoundTrip) {
+  const Graph g = parseGraph("graph {\n  %0 = weight i64[3] [9223372036854775807, -9223372036854775808, 5]\n  return %0\n}\n");
+  const Tensor& t = *g.value(0).data;
+  EXPECT_EQ(t.data[0], kInt64Ceiling);
+  EXPECT_EQ(toInt64Saturated(t.data[0]), 9223372036854774784);
+  EXPECT_EQ(toInt64Saturated(t.data[1]), INT64_MIN);
+  const std::string text = printGraph(g);
+  EXPECT_NE(text.find("[9223372036854774784, -9223372036854775808, 5]"), std::string::npos) << text;
+  EXPECT_EQ(printGraph(parseGraph(text)), text);
+  EXPECT_EQ(toInt64Saturated(std::nan("")), 0);
+  EXPECT_EQ(toInt64Saturated(1e300), 9223372036854774784);
+}
+
+TEST(TensorType, AnEmptyDimMakesZeroWhateverTheOthers) {
+  EXPECT_EQ((TensorType{DType::Float32, {144012581273437500, 5004, 0}}).numel(), 0);
+  EXPECT_EQ((TensorType{DType::Float32, {2, 3}}).numel(), 6);
+  EXPECT_EQ((TensorType{DType::Float32, {}}).numel(), 1);
 }
 
 TEST(IrText, ParsedAttributesHaveTheirKinds) {

@@ -70,7 +70,7 @@ struct CaseCheck {
   bool rerun = false;  ///< outputs were recomputed by our reference and compared
 };
 
-/// Validates a case folder: the model loads, checkModel passes (against our types when it
+/// Validates a case folder: the model loads, checkModelContained passes (against our types when it
 /// imports), every test_data_set_* holds one tensor per runtime input and output with the
 /// model's names and declared types; when every op is supported at the schema version we
 /// implement, our reference rerun must match each output_N.pb (rtol 1e-3, atol 1e-4, NaN

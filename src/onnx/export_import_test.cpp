@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "onnx/export.h"
 #include "onnx/import.h"
@@ -274,6 +276,45 @@ TEST(Checker, RejectsUnknownOpsAndBadAttributes) {
   g.node(0).op = "FancyOp";
   EXPECT_TRUE(checkModel(exportModel(g)).has_value());
   EXPECT_TRUE(checkModel(exportModel(parseGraph(kGraphs[3]))).has_value());
+}
+
+TEST(Checker, ContainedAgreesWithCheckModel) {
+  for (const char* text : kGraphs) {
+    if (std::string(text).find("alpha") != std::string::npos) continue;
+    SCOPED_TRACE(text);
+    const Graph g = parseGraph(text);
+    const onnx::ModelProto m = exportModel(g);
+    EXPECT_EQ(checkModelContained(m), std::nullopt);
+    EXPECT_EQ(checkModelContained(m, &g), std::nullopt);
+  }
+  Graph g = parseGraph(kGraphs[1]);
+  const onnx::ModelProto m = exportModel(g);
+  g.value(g.node(g.nodes()[0]).outputs[0]).type.shape = {3, 2};
+  EXPECT_EQ(checkModelContained(m, &g), checkModel(m, &g));  // the comparison needs the child's inference
+  Graph fancy = parseGraph(kGraphs[0]);
+  fancy.node(0).op = "FancyOp";
+  const auto problem = checkModelContained(exportModel(fancy));
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_EQ(*problem, *checkModel(exportModel(fancy)));
+}
+
+// ONNX 1.12's STFT inference reads past a rank-1 signal's dims (libFuzzer found it): the
+// child dies, the caller gets one line and lives on, and the next call starts a new child.
+TEST(Checker, ContainedSurvivesACrashInsideOnnx) {
+  const auto path = std::filesystem::path(NNFUZZ_SOURCE_DIR) / "fuzz/regressions/onnx_model/stft_rank1_signal";
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(bytes)) << path;
+  const auto problem = checkModelContained(m);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_EQ(problem->rfind("ONNX's checker ", 0), 0u) << *problem;
+  EXPECT_NE(problem->find("on this model"), std::string::npos) << *problem;
+  EXPECT_EQ(problem->find('\n'), std::string::npos) << *problem;
+  // The next model gets a fresh child.
+  const Graph g = parseGraph(kGraphs[1]);
+  EXPECT_EQ(checkModelContained(exportModel(g), &g), std::nullopt);
+  EXPECT_EQ(checkModelContained(m), problem);
 }
 
 }  // namespace

@@ -1,7 +1,19 @@
 // model_check.cpp - onnx::checker + strict shape inference, and type agreement with GraphIR.
 #include "onnx/model_check.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <mutex>
 #include <unordered_map>
+#include <variant>
 
 #include "onnx/checker.h"  // ONNX's checker (ours is model_check.h: the name would shadow it)
 #include "onnx/export.h"
@@ -121,26 +133,181 @@ std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const 
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph* ours) {
+// ONNX's own checks: the checker, then strict inference against the declared types; with
+// `inferred`, also what ONNX infers with the output types erased (for compareWithOurs).
+std::optional<std::string> onnxChecks(const onnx::ModelProto& model, onnx::GraphProto* inferred) {
   try {
     onnx::checker::check_model(model);
     const onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1);
-    // Strict inference against the declared input and output types.
     onnx::ModelProto declared = model;
     declared.mutable_graph()->clear_value_info();
     onnx::shape_inference::InferShapes(declared, onnx::OpSchemaRegistry::Instance(), options);
-    if (!ours) return std::nullopt;
-    // What ONNX infers by itself for the outputs too: the same with output types erased.
+    if (!inferred) return std::nullopt;
     onnx::ModelProto bare = declared;
     bare.mutable_graph()->clear_value_info();
     for (auto& out : *bare.mutable_graph()->mutable_output()) out.clear_type();
     onnx::shape_inference::InferShapes(bare, onnx::OpSchemaRegistry::Instance(), options);
-    return compareWithOurs(model, bare.graph(), *ours);
+    *inferred = std::move(*bare.mutable_graph());
+    return std::nullopt;
   } catch (const std::exception& e) {
     return oneLine(e.what());
   }
+}
+
+// The checker child: one long-lived process that checks the models it is sent, so a crash
+// or hang inside libonnx kills it, not us. Messages on a socket pair, each a native
+// uint64 length and then the bytes. Request: 'I' (infer for comparison) or 'C', then the
+// serialized model. Reply: 'P' + problem, 'G' + the inferred graph, or 'O'.
+class CheckerChild {
+ public:
+  ~CheckerChild() { stop(false); }
+
+  /// The child's reply, or a one-line problem (the child is then gone; the next call
+  /// starts another).
+  std::variant<std::string, std::string> ask(const std::string& request) {
+    if (pid_ <= 0 && !start()) return problem("could not be started");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kContainedCheckSeconds);
+    std::string reply;
+    if (!sendMessage(fd_, request) || !receiveMessage(fd_, reply, deadline)) {
+      const bool late = std::chrono::steady_clock::now() >= deadline;
+      return problem(stop(late));
+    }
+    return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(reply));
+  }
+
+ private:
+  static std::variant<std::string, std::string> problem(const std::string& what) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>, "ONNX's checker " + what + " on this model");
+  }
+
+  bool start() {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      return false;
+    }
+    if (pid == 0) {
+      ::close(fds[0]);
+      serve(fds[1]);
+    }
+    ::close(fds[1]);
+    pid_ = pid;
+    fd_ = fds[0];
+    return true;
+  }
+
+  [[noreturn]] static void serve(int fd) {
+    // A fault dies by its signal: the sanitizers' and libFuzzer's handlers would report a
+    // crash the parent contains. _exit: no destructors or stdio flushes of the parent's state.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+    std::string request;
+    const auto never = std::chrono::steady_clock::time_point::max();
+    while (receiveMessage(fd, request, never)) {
+      onnx::ModelProto model;
+      std::string reply;
+      onnx::GraphProto inferred;
+      const bool infer = request[0] == 'I';
+      if (!model.ParseFromArray(request.data() + 1, static_cast<int>(request.size() - 1)))
+        reply = "Pthe model does not parse";
+      else if (auto bad = onnxChecks(model, infer ? &inferred : nullptr))
+        reply = "P" + *bad;
+      else
+        reply = infer ? "G" + inferred.SerializeAsString() : "O";
+      if (!sendMessage(fd, reply)) break;
+    }
+    ::_exit(0);
+  }
+
+  // Ends the child; says how it ended (it is killed first when `late`).
+  std::string stop(bool late) {
+    if (pid_ <= 0) return "";
+    if (late) ::kill(pid_, SIGKILL);
+    ::close(fd_);  // a live child reads end-of-file and leaves
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    if (late) return "ran over " + std::to_string(kContainedCheckSeconds) + " s";
+    if (WIFSIGNALED(status)) return std::string("crashed (") + strsignal(WTERMSIG(status)) + ")";
+    return "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a verdict";
+  }
+
+  static bool sendMessage(int fd, const std::string& bytes) {
+    const uint64_t size = bytes.size();
+    std::string frame(reinterpret_cast<const char*>(&size), sizeof size);
+    frame += bytes;
+    size_t done = 0;
+    while (done < frame.size()) {
+      const ssize_t n = ::send(fd, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  static bool readExact(int fd, char* out, size_t size, std::chrono::steady_clock::time_point deadline) {
+    size_t done = 0;
+    while (done < size) {
+      int waitMs = 1000;
+      if (deadline != std::chrono::steady_clock::time_point::max()) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return false;
+        waitMs = static_cast<int>(std::min<int64_t>(left.count(), 1000));
+      }
+      pollfd p{fd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, waitMs);
+      if (ready <= 0) continue;  // EINTR or a poll slice without data
+      const ssize_t n = ::read(fd, out + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  static bool receiveMessage(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+    uint64_t size = 0;
+    if (!readExact(fd, reinterpret_cast<char*>(&size), sizeof size, deadline) || size == 0 || size > (uint64_t{1} << 33))
+      return false;
+    out.resize(size);
+    return readExact(fd, out.data(), size, deadline);
+  }
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph* ours) {
+  onnx::GraphProto inferred;
+  if (auto problem = onnxChecks(model, ours ? &inferred : nullptr)) return problem;
+  if (!ours) return std::nullopt;
+  return compareWithOurs(model, inferred, *ours);
+}
+
+std::optional<std::string> checkModelContained(const onnx::ModelProto& model, const Graph* ours) {
+  static std::mutex mutex;
+  static CheckerChild child;
+  std::string request = ours ? "I" : "C";
+  if (!model.AppendToString(&request)) return std::string("the model does not serialize");
+  std::variant<std::string, std::string> answer;
+  {
+    std::lock_guard lock(mutex);
+    answer = child.ask(request);
+  }
+  if (answer.index() == 1) return std::get<1>(answer);
+  const std::string& reply = std::get<0>(answer);
+  if (reply[0] == 'P') return reply.substr(1);
+  if (!ours) return std::nullopt;
+  onnx::GraphProto inferred;
+  if (reply[0] != 'G' || !inferred.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1)))
+    return std::string("ONNX's checker gave an unreadable reply on this model");
+  return compareWithOurs(model, inferred, *ours);
 }
 
 }  // namespace nnfuzz

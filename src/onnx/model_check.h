@@ -19,4 +19,15 @@ namespace nnfuzz {
 
 std::optional<std::string> checkModel(const onnx::ModelProto& model, const Graph* ours = nullptr);
 
+/// How long checkModelContained waits for ONNX's verdict.
+inline constexpr int kContainedCheckSeconds = 60;
+
+/// checkModel for models from outside: ONNX's checker and shape inference run in a child
+/// process (forked at the first call, kept for the next ones), because libonnx has crashes
+/// of its own on hostile models (ONNX 1.12's STFT inference reads past a rank-1 signal's
+/// dims). A child that crashes or runs over kContainedCheckSeconds is that model's problem,
+/// in one line, and the next call starts another. Our comparison runs here. Calls are
+/// serialized. Make the first call before starting threads: fork keeps only the caller.
+std::optional<std::string> checkModelContained(const onnx::ModelProto& model, const Graph* ours = nullptr);
+
 }  // namespace nnfuzz

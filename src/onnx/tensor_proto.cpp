@@ -47,7 +47,7 @@ uint64_t encode(DType d, double x) {
     case DType::Float32: return std::bit_cast<uint32_t>(static_cast<float>(x));
     case DType::Float64: return std::bit_cast<uint64_t>(x);
     case DType::Int32: return static_cast<uint32_t>(static_cast<int32_t>(x));
-    case DType::Int64: return static_cast<uint64_t>(static_cast<int64_t>(x));
+    case DType::Int64: return static_cast<uint64_t>(toInt64Saturated(x));
     case DType::Int8: return static_cast<uint8_t>(static_cast<int8_t>(x));
     case DType::UInt8: return static_cast<uint8_t>(x);
     case DType::Bool: return x != 0 ? 1 : 0;
@@ -60,7 +60,7 @@ double decode(DType d, uint64_t bits) {
     case DType::Float32: return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)));
     case DType::Float64: return std::bit_cast<double>(bits);
     case DType::Int32: return static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(bits)));
-    case DType::Int64: return static_cast<double>(static_cast<int64_t>(bits));
+    case DType::Int64: return int64Element(static_cast<int64_t>(bits));
     case DType::Int8: return static_cast<double>(static_cast<int8_t>(static_cast<uint8_t>(bits)));
     case DType::UInt8: return static_cast<double>(static_cast<uint8_t>(bits));
     case DType::Bool: return bits != 0 ? 1.0 : 0.0;
@@ -132,7 +132,7 @@ Tensor fromTensorProto(const onnx::TensorProto& proto) {
       break;
     case DType::Int64:
       sizeCheck(proto.int64_data_size(), "int64_data");
-      for (size_t i = 0; i < n; ++i) t.data[i] = static_cast<double>(proto.int64_data(static_cast<int>(i)));
+      for (size_t i = 0; i < n; ++i) t.data[i] = int64Element(proto.int64_data(static_cast<int>(i)));
       break;
     case DType::Int32:
     case DType::Int8:

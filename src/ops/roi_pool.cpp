@@ -80,7 +80,7 @@ AlignGeometry alignGeometry(const Attributes& attrs, const double* roi, int64_t 
 }
 
 // The bilinear corner weights and offsets of a sample at (y, x) in an h x w plane; all
-// weights 0 for a sample more than a pixel outside.
+// weights 0 for a sample more than a pixel outside, or not a number (a NaN region).
 struct Corners {
   double w[4] = {0, 0, 0, 0};
   int64_t at[4] = {0, 0, 0, 0};
@@ -88,7 +88,7 @@ struct Corners {
 
 Corners corners(double y, double x, int64_t h, int64_t w) {
   Corners c;
-  if (y < -1.0 || y > static_cast<double>(h) || x < -1.0 || x > static_cast<double>(w)) return c;
+  if (!(y >= -1.0 && y <= static_cast<double>(h) && x >= -1.0 && x <= static_cast<double>(w))) return c;
   y = std::max(y, 0.0);
   x = std::max(x, 0.0);
   auto low = [](double& v, int64_t size, int64_t& lo, int64_t& hi) {

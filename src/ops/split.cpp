@@ -60,6 +60,8 @@ InferResult inferSplit(const InferArgs& args) {
   InferResult r;
   for (int64_t s : sizes) {
     if (s < 0) return InferResult::fail("split holds a negative size");
+    if (s > in.shape[static_cast<size_t>(*axis)] - total)  // before adding: sizes may be near 2^63
+      return InferResult::fail("split sums to more than the dim " + std::to_string(in.shape[static_cast<size_t>(*axis)]));
     total += s;
     TensorType t = in;
     t.shape[static_cast<size_t>(*axis)] = s;

@@ -161,15 +161,17 @@ void Worker::stop() {
   child_.reset();  // kills what is left of the group and reaps
 }
 
+fs::path scratchBase() {
+  return access("/dev/shm", W_OK | X_OK) == 0 ? fs::path("/dev/shm") : fs::temp_directory_path();
+}
+
 fs::path Worker::outputDir() {
   if (scratch_.empty()) {
     if (!spec_.scratchDir.empty()) {
       scratch_ = spec_.scratchDir;
       fs::create_directories(scratch_);
     } else {
-      // tmpfs when there is one: on a disk file system, deleting the last case's outputs
-      // (unlink with block discard) costs milliseconds per file - more than an ORT test.
-      fs::path base = access("/dev/shm", W_OK | X_OK) == 0 ? fs::path("/dev/shm") : fs::temp_directory_path();
+      const fs::path base = scratchBase();
       std::string pattern = (base / ("nnfuzz-" + spec_.backend + "-" + spec_.mode + "-XXXXXX")).string();
       if (!mkdtemp(pattern.data())) throw Error("cannot create a scratch folder in " + base.string());
       scratch_ = pattern;

@@ -105,4 +105,9 @@ class Worker {
 /// allocate" (case-insensitive). See docs/worker-protocol.md, "Out of memory".
 bool looksLikeOutOfMemory(const std::string& text);
 
+/// Where scratch files go: /dev/shm when it is usable, else the temp folder. On a disk file
+/// system, writing and deleting a case's dozen small files costs milliseconds, more than
+/// an ONNX Runtime test.
+std::filesystem::path scratchBase();
+
 }  // namespace nnfuzz

@@ -2,6 +2,7 @@
 import json
 import os
 import signal
+import re
 import sqlite3
 import subprocess
 import time
@@ -32,6 +33,13 @@ def test_sixty_second_campaign_against_onnxruntime(nnfuzz, tmp_path):
         tests = c.execute("SELECT COUNT(*) FROM tests").fetchone()[0]
     assert tests >= 100, "a minute should run at least a hundred tests"
     assert f"{tests} tests in" in r.stdout
+    # Where the time went: every phase, shares that add up to 100%.
+    breakdown = next(line for line in r.stdout.splitlines() if line.startswith("time per test:"))
+    shares = [float(x) for x in re.findall(r"\(([0-9.]+)%\)", breakdown)]
+    assert len(shares) == 7, breakdown
+    assert abs(sum(shares) - 100) < 0.5, breakdown
+    assert shares[2] + shares[3] > 0, "the SUT's prepare and run take time"
+    assert re.search(r"nnfuzz's own share [0-9.]+%", breakdown)
     # ONNX Runtime agrees with the reference on the default config: any bug here is worth a look
     # but not a test failure; harness errors are ours, though.
     for line in r.stdout.splitlines():

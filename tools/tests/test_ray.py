@@ -40,6 +40,12 @@ def test_shards_merge_into_the_unsharded_campaign(nnfuzz, tmp_path):
         assert f"shard {i}/3" in r.stdout
     r = nnfuzz("merge", "-o", tmp_path / "merged", *(tmp_path / f"s{i}" for i in range(3)))
     assert "merged 3 shards" in r.stdout and "24 tests" in r.stdout
+    # Tier 3 of the merged campaign's corpus holds each merged bug once (as the whole campaign's
+    # holds its own: the signatures may differ where a shard's reducer knew fewer culprits).
+    with sqlite3.connect(tmp_path / "merged" / "corpus.db") as m, sqlite3.connect(tmp_path / "merged" / "campaign.db") as c:
+        bundled = c.execute("SELECT COUNT(*) FROM bugs WHERE bundle != ''").fetchone()[0]
+        assert m.execute("SELECT COUNT(*) FROM entries WHERE tier = 3").fetchone()[0] == bundled > 0
+    assert f"corpus: {bundled} bugs added to tier 3" in r.stdout
     _same_tests_and_verdicts(tmp_path / "whole" / "campaign.db", tmp_path / "merged" / "campaign.db")
     r = nnfuzz("report", tmp_path / "merged")
     assert "24 tests" in r.stdout

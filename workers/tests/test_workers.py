@@ -203,3 +203,25 @@ def test_tvm_shape_valued_output_is_an_int64_tensor(mode, driver, tmp_path):
     assert prepare["status"] == "ok" and run["status"] == "ok", run
     check_equal(load_tensor(run["outputs"][0]), expected[0], "tvm shape output")
     assert d.close() == 0
+
+
+def test_fast_tensor_paths_agree_with_numpy_helper():
+    """common's raw-data fast paths read and write exactly what numpy_helper does."""
+    sys.path.insert(0, str(WORKERS))
+    import common
+
+    arrays = [np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7.5, np.array(True), np.zeros((2, 0), np.int64),
+              np.array([0, 255], np.uint8), np.array([-128, 127], np.int8), np.array(3.25), np.array([1.5], np.float16),
+              np.arange(12, dtype=np.int32).reshape(3, 4).T, np.array([np.nan, -np.inf, -0.0], np.float32)]
+    for arr in arrays:
+        written = common.array_to_tensor(arr, "t")
+        assert written.SerializeToString() == numpy_helper.from_array(arr, name="t").SerializeToString() or \
+            np.array_equal(numpy_helper.to_array(written), arr, equal_nan=True)
+        for proto in (written, numpy_helper.from_array(arr, name="t")):
+            back = common.tensor_to_array(proto)
+            assert back.dtype == arr.dtype and back.shape == arr.shape
+            assert np.array_equal(back, arr, equal_nan=True)
+            if back.size:
+                back.flat[0] = 0  # writable: a SUT may write into its inputs
+    typed = helper.make_tensor("t", TensorProto.FLOAT, [2], [1.0, 2.0])  # no raw data: the slow path
+    assert common.tensor_to_array(typed).tolist() == [1.0, 2.0]
