@@ -24,7 +24,7 @@ class BlindGen : public Generator {
  public:
   BlindGen(const GenConfig& config, bool restartWholeGraph) : config_(config), restart_(restartWholeGraph) {
     for (size_t i = 0; i < config.ops.size(); ++i)
-      if (usableUnder(*config.ops[i], config.limits)) {
+      if (config.ops[i]->bodies.empty() && usableUnder(*config.ops[i], config.limits)) {
         ops_.push_back(config.ops[i]);
         weights_.push_back(config.opWeights[i]);
       }

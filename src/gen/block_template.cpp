@@ -42,7 +42,15 @@ void readAttr(Attributes& attrs, const std::string& name, const Json& v, const s
 }
 
 Json attrJson(const AttrValue& v) {
-  return std::visit([](const auto& x) { return Json(x); }, v);
+  if (std::holds_alternative<GraphAttr>(v)) throw Error("a block template cannot hold a graph attribute");
+  return std::visit(
+      [](const auto& x) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, GraphAttr>)
+          return Json();
+        else
+          return Json(x);
+      },
+      v);
 }
 
 const std::set<std::string, std::less<>> kDeriveRules = {"swap_last_two"};

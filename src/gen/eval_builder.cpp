@@ -68,8 +68,10 @@ std::optional<std::vector<ValueId>> EvalBuilder::append(std::string_view op, std
 }
 
 NodeId EvalBuilder::commit(std::string_view op, std::vector<ValueId> inputs, Attributes attrs,
-                           const std::vector<TensorType>& outputTypes, std::vector<Tensor> results) {
-  const NodeId node = graph_.addNode(std::string(op), std::move(inputs), std::move(attrs), outputTypes);
+                           const std::vector<TensorType>& outputTypes, std::vector<Tensor> results,
+                           std::vector<ValueId> captures) {
+  const NodeId node =
+      graph_.addNode(std::string(op), std::move(inputs), std::move(attrs), outputTypes, std::move(captures));
   for (size_t r = 0; r < results.size(); ++r) pool_.add(graph_.node(node).outputs[r], std::move(results[r]));
   appended_.push_back(node);
   return node;

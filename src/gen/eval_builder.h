@@ -44,9 +44,11 @@ class EvalBuilder {
   /// Appends `op` on `inputs` (kNoValue: omitted) and computes its results; nullopt (and
   /// nothing appended) when shape inference rejects it or its results are unusable.
   std::optional<std::vector<ValueId>> append(std::string_view op, std::vector<ValueId> inputs, Attributes attrs);
-  /// Appends a node whose types and results the caller computed.
+  /// Appends a node whose types and results the caller computed (`captures`: for a node
+  /// with bodies, the values they read, graph.h).
   NodeId commit(std::string_view op, std::vector<ValueId> inputs, Attributes attrs,
-                const std::vector<TensorType>& outputTypes, std::vector<Tensor> results);
+                const std::vector<TensorType>& outputTypes, std::vector<Tensor> results,
+                std::vector<ValueId> captures = {});
 
   /// A point to roll back to.
   size_t mark() const { return appended_.size(); }

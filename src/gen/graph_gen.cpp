@@ -144,6 +144,8 @@ class GraphModelMaker {
   double weightOf(const Block& b) const {
     if (choices_) return choices_->weight[static_cast<size_t>(&b - corpus_.blocks().data())];
     if (!b.isSubgraph()) {
+      // Operators with bodies are built by the isra generator only (gen/control_flow.h).
+      if (const OpSpec* spec = findOp(b.name); spec && !spec->bodies.empty()) return 0.0;
       auto it = opWeight_.find(b.name);
       return it == opWeight_.end() ? 0.0 : it->second;
     }

@@ -15,10 +15,12 @@
 // (the first is made up front) and other fresh operands are weights.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "caffe/layer_map.h"
 #include "gen/align.h"
 #include "gen/caffe_filter.h"
+#include "gen/control_flow.h"
 #include "gen/eval_builder.h"
 #include "gen/generators.h"
 #include "gen/sequences.h"
@@ -84,11 +86,18 @@ class DepthSource : public OperandSource {
 class IsraGen : public Generator {
  public:
   explicit IsraGen(const GenConfig& config) : config_(config) {
-    for (size_t i = 0; i < config.ops.size(); ++i)
-      if (usableUnder(*config.ops[i], config.limits) && (!caffe_ || caffe_export::hasMapping(config.ops[i]->name))) {
-        ops_.push_back(config.ops[i]);
+    for (size_t i = 0; i < config.ops.size(); ++i) {
+      const OpSpec& spec = *config.ops[i];
+      // Control flow: ONNX only, and not under structure limits (depth counts no bodies).
+      const bool bodies = !spec.bodies.empty();
+      if (bodies && (caffe_ || !config.net.empty())) continue;
+      if ((bodies || usableUnder(spec, config.limits)) && (!caffe_ || caffe_export::hasMapping(spec.name))) {
+        ops_.push_back(&spec);
         weights_.push_back(config.opWeights[i]);
       }
+    }
+    for (const OpSpec* spec : ops_)
+      if (!spec->bodies.empty()) bodyOps_.emplace(spec, bodyOpsFor(*spec, ops_, weights_));
   }
 
   GeneratedCase generate(Rng& rng) override {
@@ -141,6 +150,13 @@ class IsraGen : public Generator {
       }
       ++out.attempts;
       const OpSpec& spec = *ops_[rng.weighted(weights_)];
+      if (!spec.bodies.empty()) {  // If, Loop, Scan: bodies grown by this same machinery
+        if (buildControlFlow(spec, builder, config_, bodyOps_.at(&spec), rng)) {
+          ++added;
+          noteDepths();
+        }
+        continue;
+      }
       source.deepen = net.minDepth > 0 && modelDepth < net.minDepth && target - added <= net.minDepth - modelDepth;
       const size_t mark = builder.mark();  // helpers aligning a deepest value
       auto reject = [&] { builder.rollback(mark); };
@@ -289,6 +305,7 @@ class IsraGen : public Generator {
   const bool caffe_ = config_.format != "onnx";
   std::vector<const OpSpec*> ops_;
   std::vector<double> weights_;
+  std::map<const OpSpec*, BodyOps> bodyOps_;
 };
 
 }  // namespace

@@ -109,6 +109,7 @@ bool allowsValue(const ParamLimit& limit, const AttrValue& value) {
     return std::all_of(is->begin(), is->end(), [&](int64_t x) { return limit.allowsNumber(static_cast<double>(x)); });
   if (const auto* ds = std::get_if<std::vector<double>>(&value))
     return std::all_of(ds->begin(), ds->end(), [&](double x) { return limit.allowsNumber(x); });
+  if (std::holds_alternative<GraphAttr>(value)) return true;  // bodies have limits of their own
   const auto& ss = std::get<std::vector<std::string>>(value);
   return std::all_of(ss.begin(), ss.end(), [&](const std::string& x) { return limit.allowsText(x); });
 }

@@ -148,6 +148,8 @@ json redrawOneAttribute(std::string_view op, Attributes& attrs, const Attributes
 
 std::optional<std::string> reinferTypes(Graph& g) {
   for (NodeId id : g.nodes()) {
+    if (g.node(id).attrs.hasGraphs())
+      if (auto problem = retypeBodies(g, id)) return g.node(id).op + ": " + *problem;
     InferResult inferred = inferNode(g, id);
     if (!inferred.ok()) return g.node(id).op + ": " + inferred.error;
     const Node& n = g.node(id);

@@ -29,7 +29,8 @@ namespace nnfuzz {
 nlohmann::json redrawOneAttribute(std::string_view op, Attributes& attrs, const Attributes& redrawn,
                                   const Attributes& fixed, Rng& rng);
 
-/// Re-infers every node's result types in order; the first node shape inference rejects.
+/// Re-infers every node's result types in order, bodies included (their formal inputs and
+/// outer parameters retyped first); the first node shape inference rejects.
 std::optional<std::string> reinferTypes(Graph& graph);
 
 /// Applies one random mutation of the four to `graph` (re-inferring its types) and says

@@ -10,12 +10,78 @@
 
 namespace nnfuzz {
 
+namespace {
+
+/// Loop iterations the work estimate assumes when M is no weight.
+constexpr double kMaxLoopEstimate = 1e3;
+
+// The values a node's operands and captures hold, from a value table.
+std::vector<const Tensor*> operandsOf(const Node& n, const std::vector<Tensor>& values) {
+  std::vector<const Tensor*> operands;
+  for (ValueId v : n.inputs) operands.push_back(v == kNoValue ? nullptr : &values[v]);
+  while (operands.size() > 1 && !operands.back()) operands.pop_back();
+  return operands;
+}
+
+std::vector<const Tensor*> capturesOf(const Node& n, const std::vector<Tensor>& values) {
+  std::vector<const Tensor*> captures;
+  for (ValueId v : n.captures) captures.push_back(&values[v]);
+  return captures;
+}
+
+// Runs the nodes of `graph` over `values` (parameters already set).
+void runNodes(const Graph& graph, std::vector<Tensor>& values) {
+  for (NodeId id : graph.nodes()) {
+    const Node& n = graph.node(id);
+    const OpSpec* spec = findOp(n.op);
+    if (!spec) throw Error("unsupported operator " + n.op);
+    std::vector<TensorType> types;
+    for (ValueId v : n.outputs) types.push_back(graph.value(v).type);
+    auto results = evalOp(*spec, operandsOf(n, values), n.attrs, types, capturesOf(n, values));
+    for (size_t k = 0; k < results.size(); ++k) values[n.outputs[k]] = std::move(results[k]);
+  }
+}
+
+// How many times a node runs its bodies, from types and constant operands.
+double bodyRuns(const Graph& graph, const Node& n) {
+  if (n.op == "Loop") {
+    const ValueId m = n.inputs.empty() ? kNoValue : n.inputs[0];
+    if (m != kNoValue && graph.value(m).data && !graph.value(m).data->data.empty())
+      return std::max(0.0, graph.value(m).data->data[0]);
+    return kMaxLoopEstimate;
+  }
+  if (n.op == "Scan") {
+    const int64_t m = n.attrs.getInt("num_scan_inputs", 0);
+    if (m < 1 || m > static_cast<int64_t>(n.inputs.size())) return 1;
+    const ValueId first = n.inputs[n.inputs.size() - static_cast<size_t>(m)];
+    if (first == kNoValue) return 1;
+    const TensorType& t = graph.value(first).type;
+    int64_t axis = n.attrs.getInts("scan_input_axes", {0}).at(0);
+    if (axis < 0) axis += t.rank();
+    return axis >= 0 && axis < t.rank() ? static_cast<double>(t.shape[static_cast<size_t>(axis)]) : 1;
+  }
+  return 1;
+}
+
+}  // namespace
+
+BodyRunner bodyRunner(const std::vector<const Tensor*>& captures) {
+  return [&captures](const Graph& body, const std::vector<const Tensor*>& formals) {
+    auto all = runBodyAll(body, formals, captures);
+    std::vector<Tensor> results;
+    for (ValueId v : body.outputs()) results.push_back(all[v]);
+    return results;
+  };
+}
+
 std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>& inputs, const Attributes& attrs,
-                           const std::vector<TensorType>& outputTypes) {
+                           const std::vector<TensorType>& outputTypes, const std::vector<const Tensor*>& captures) {
   std::vector<Tensor> outputs;
   outputs.reserve(outputTypes.size());
   for (const auto& t : outputTypes) outputs.emplace_back(t);
   KernelArgs args{inputs, attrs, outputs};
+  const BodyRunner runner = bodyRunner(captures);
+  if (!spec.bodies.empty()) args.runBody = &runner;
   spec.reference(args);
   for (Tensor& out : outputs) {
     if (out.type.dtype != DType::Float64)
@@ -47,9 +113,35 @@ double estimateWork(const Graph& graph) {
     for (int64_t k : n.attrs.getInts("kernel_shape")) window *= static_cast<double>(std::max<int64_t>(k, 1));
     double work = sizes * window;
     if (spec && spec->work && !results.empty()) work = std::max(sizes, spec->work(WorkArgs{operands, n.attrs, results}));
-    total += work;
+    double bodies = 0;
+    for (const auto& [name, value] : n.attrs)
+      if (const auto* body = std::get_if<GraphAttr>(&value)) bodies = std::max(bodies, estimateWork(body->graph()));
+    total += work + bodies * bodyRuns(graph, n);
   }
   return total;
+}
+
+std::vector<Tensor> runBodyAll(const Graph& body, const std::vector<const Tensor*>& formals,
+                               const std::vector<const Tensor*>& captures) {
+  std::vector<Tensor> values(body.valueCapacity());
+  const auto params = body.inputs();
+  if (params.size() != formals.size())
+    throw Error("a body takes " + std::to_string(params.size()) + " inputs, got " + std::to_string(formals.size()));
+  for (size_t k = 0; k < formals.size(); ++k) {
+    if (!formals[k] || formals[k]->type != body.value(params[k]).type)
+      throw Error("body input " + std::to_string(k) + " is not of type " + toString(body.value(params[k]).type));
+    values[params[k]] = *formals[k];
+  }
+  for (ValueId p : body.paramList()) {
+    const Value& v = body.value(p);
+    if (v.kind == ValueKind::Weight) values[p] = *v.data;
+    if (v.kind == ValueKind::Outer) {
+      if (v.capture >= captures.size() || !captures[v.capture]) throw Error("a body reads an unbound outer value");
+      values[p] = *captures[v.capture];
+    }
+  }
+  runNodes(body, values);
+  return values;
 }
 
 std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget) {
@@ -72,18 +164,7 @@ std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& i
     values[runtimeInputs[k]] = inputs[k];
   }
   for (ValueId w : graph.weights()) values[w] = *graph.value(w).data;
-  for (NodeId id : graph.nodes()) {
-    const Node& n = graph.node(id);
-    const OpSpec* spec = findOp(n.op);
-    if (!spec) throw Error("unsupported operator " + n.op);
-    std::vector<const Tensor*> operands;
-    for (ValueId v : n.inputs) operands.push_back(v == kNoValue ? nullptr : &values[v]);
-    while (operands.size() > 1 && !operands.back()) operands.pop_back();
-    std::vector<TensorType> types;
-    for (ValueId v : n.outputs) types.push_back(graph.value(v).type);
-    auto results = evalOp(*spec, operands, n.attrs, types);
-    for (size_t k = 0; k < results.size(); ++k) values[n.outputs[k]] = std::move(results[k]);
-  }
+  runNodes(graph, values);
   return values;
 }
 

@@ -12,11 +12,25 @@
 namespace nnfuzz {
 
 /// Runs one operator on concrete operands (nullptr = omitted) and rounds the results.
+/// `captures` are the contents of the node's captures (Node::captures), which its bodies
+/// read through their outer parameters.
 std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>& inputs, const Attributes& attrs,
-                           const std::vector<TensorType>& outputTypes);
+                           const std::vector<TensorType>& outputTypes,
+                           const std::vector<const Tensor*>& captures = {});
+
+/// The runner evalOp hands kernels of operators with bodies: runs a body with its outer
+/// parameters bound to `captures` (which must outlive the runner).
+BodyRunner bodyRunner(const std::vector<const Tensor*>& captures);
+
+/// Runs a body graph: formal inputs in order, outer parameters bound to `captures`.
+/// Returns a tensor per value id of the body, like runGraphAll.
+std::vector<Tensor> runBodyAll(const Graph& body, const std::vector<const Tensor*>& formals,
+                               const std::vector<const Tensor*>& captures);
 
 /// Elementary steps the reference kernels would take on `graph`, estimated from its types
 /// (an upper bound up to a small factor; generated models need well under a million).
+/// A body counts once per run: If its larger branch, Loop M times (M a weight; else
+/// kMaxLoopEstimate times), Scan once per step.
 double estimateWork(const Graph& graph);
 
 /// The reference refuses a graph whose estimateWork exceeds this (minutes of CPU), with a

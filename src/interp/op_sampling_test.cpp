@@ -15,6 +15,7 @@ TEST(OpSampling, EveryOpInstantiatesSoundlyAndRuns) {
   Limits limits;
   limits.dtypes = {kAllDTypes, kAllDTypes + 7};
   for (const OpSpec* spec : allOps()) {
+    if (!spec->bodies.empty()) continue;  // built with their bodies by gen/control_flow.h
     SCOPED_TRACE(std::string(spec->name));
     Rng rng(1234);
     int finite = 0, runs = 0;

@@ -4,10 +4,15 @@
 // copy them one to one. Float attributes are float32 in ONNX: setFloat rounds to float so
 // the reference kernel sees the value a SUT will see. Iteration is in name order, which
 // keeps the text form and serialisation deterministic.
+//
+// A graph-valued attribute (If's branches, Loop's and Scan's body) holds a GraphAttr: an
+// immutable, shared body Graph. Copying attributes shares the body; to change a body,
+// build a new Graph and set it. Equality compares the bodies' text forms.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -15,8 +20,23 @@
 
 namespace nnfuzz {
 
-using AttrValue =
-    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, std::vector<std::string>>;
+class Graph;
+
+/// A subgraph attribute: a body Graph (Graph::isBody() holds) shared between copies.
+class GraphAttr {
+ public:
+  /// Takes the body and marks it a body (its formal inputs survive removeUnused).
+  explicit GraphAttr(Graph body);
+  const Graph& graph() const { return *graph_; }
+  const Graph* operator->() const { return graph_.get(); }
+  bool operator==(const GraphAttr& other) const;
+
+ private:
+  std::shared_ptr<const Graph> graph_;
+};
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                               std::vector<std::string>, GraphAttr>;
 
 class Attributes {
  public:
@@ -35,6 +55,7 @@ class Attributes {
     values_[std::string(name)] = std::move(v);
   }
   void setStrings(std::string_view name, std::vector<std::string> v) { values_[std::string(name)] = std::move(v); }
+  void setGraph(std::string_view name, GraphAttr g) { values_.insert_or_assign(std::string(name), std::move(g)); }
   /// Stores a value as is (import and the parser; floats must already be float32-exact).
   void set(std::string_view name, AttrValue v) { values_[std::string(name)] = std::move(v); }
   void erase(std::string_view name) {
@@ -55,6 +76,19 @@ class Attributes {
   }
   std::vector<std::string> getStrings(std::string_view name, std::vector<std::string> fallback = {}) const {
     return get<std::vector<std::string>>(name, std::move(fallback));
+  }
+  /// The body held by a graph attribute, or nullptr when absent or of another kind.
+  const Graph* getGraph(std::string_view name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return nullptr;
+    const auto* g = std::get_if<GraphAttr>(&it->second);
+    return g ? &g->graph() : nullptr;
+  }
+  /// True when any attribute holds a graph.
+  bool hasGraphs() const {
+    for (const auto& [name, v] : values_)
+      if (std::holds_alternative<GraphAttr>(v)) return true;
+    return false;
   }
   /// True when the attribute is present but of another kind than T.
   template <typename T>
@@ -79,7 +113,9 @@ class Attributes {
 };
 
 /// An attribute value as the text form writes it: 3, 0.5, "nearest", [1,2], [0.5,1.0],
-/// ["Tanh","Relu"] (empty lists: [] for ints, f[] for floats, s[] for strings).
+/// ["Tanh","Relu"] (empty lists: [] for ints, f[] for floats, s[] for strings); a graph
+/// prints as its text form, with outer-scope values under the names %N they would have
+/// in a graph of their own.
 std::string attrText(const AttrValue& value);
 
 }  // namespace nnfuzz

@@ -5,6 +5,15 @@
 
 namespace nnfuzz {
 
+GraphAttr::GraphAttr(Graph body) {
+  body.markBody();
+  graph_ = std::make_shared<const Graph>(std::move(body));
+}
+
+bool GraphAttr::operator==(const GraphAttr& other) const {
+  return graph_ == other.graph_ || printGraph(*graph_) == printGraph(*other.graph_);
+}
+
 ValueId Graph::newValue(Value v) {
   values_.push_back(std::move(v));
   return static_cast<ValueId>(values_.size() - 1);
@@ -29,15 +38,27 @@ ValueId Graph::addWeight(Tensor data) {
   return id;
 }
 
+ValueId Graph::addOuter(TensorType type, uint32_t capture) {
+  Value v;
+  v.type = std::move(type);
+  v.kind = ValueKind::Outer;
+  v.capture = capture;
+  const ValueId id = newValue(std::move(v));
+  params_.push_back(id);
+  return id;
+}
+
 NodeId Graph::makeNode(std::string op, std::vector<ValueId> inputs, Attributes attrs,
-                       const std::vector<TensorType>& outputTypes) {
+                       const std::vector<TensorType>& outputTypes, std::vector<ValueId> captures) {
   const auto id = static_cast<NodeId>(nodes_.size());
   Node node;
   node.op = std::move(op);
   node.attrs = std::move(attrs);
   node.inputs = std::move(inputs);
+  node.captures = std::move(captures);
   for (uint32_t i = 0; i < node.inputs.size(); ++i)
     if (node.inputs[i] != kNoValue) values_[node.inputs[i]].uses.push_back({id, i});
+  for (uint32_t k = 0; k < node.captures.size(); ++k) values_[node.captures[k]].uses.push_back({id, kCaptureOperand | k});
   for (uint32_t i = 0; i < outputTypes.size(); ++i) {
     Value v;
     v.type = outputTypes[i];
@@ -50,15 +71,16 @@ NodeId Graph::makeNode(std::string op, std::vector<ValueId> inputs, Attributes a
 }
 
 NodeId Graph::addNode(std::string op, std::vector<ValueId> inputs, Attributes attrs,
-                      const std::vector<TensorType>& outputTypes) {
-  const NodeId id = makeNode(std::move(op), std::move(inputs), std::move(attrs), outputTypes);
+                      const std::vector<TensorType>& outputTypes, std::vector<ValueId> captures) {
+  const NodeId id = makeNode(std::move(op), std::move(inputs), std::move(attrs), outputTypes, std::move(captures));
   order_.push_back(id);
   return id;
 }
 
 NodeId Graph::insertNode(NodeId before, std::string op, std::vector<ValueId> inputs,
-                         Attributes attrs, const std::vector<TensorType>& outputTypes) {
-  const NodeId id = makeNode(std::move(op), std::move(inputs), std::move(attrs), outputTypes);
+                         Attributes attrs, const std::vector<TensorType>& outputTypes,
+                         std::vector<ValueId> captures) {
+  const NodeId id = makeNode(std::move(op), std::move(inputs), std::move(attrs), outputTypes, std::move(captures));
   auto pos = std::find(order_.begin(), order_.end(), before);
   order_.insert(pos, id);
   return id;
@@ -66,6 +88,15 @@ NodeId Graph::insertNode(NodeId before, std::string op, std::vector<ValueId> inp
 
 void Graph::setOperand(NodeId nodeId, uint32_t operand, ValueId value) {
   Node& n = nodes_[nodeId];
+  if (operand & kCaptureOperand) {
+    assert(value != kNoValue && "setOperand: a capture cannot be omitted");
+    ValueId& slot = n.captures[operand & ~kCaptureOperand];
+    auto& uses = values_[slot].uses;
+    uses.erase(std::find(uses.begin(), uses.end(), Use{nodeId, operand}));
+    slot = value;
+    values_[value].uses.push_back({nodeId, operand});
+    return;
+  }
   const ValueId old = n.inputs[operand];
   if (old != kNoValue) {
     auto& uses = values_[old].uses;
@@ -73,6 +104,17 @@ void Graph::setOperand(NodeId nodeId, uint32_t operand, ValueId value) {
   }
   n.inputs[operand] = value;
   if (value != kNoValue) values_[value].uses.push_back({nodeId, operand});
+}
+
+void Graph::setBodies(NodeId nodeId, Attributes attrs, std::vector<ValueId> captures) {
+  Node& n = nodes_[nodeId];
+  for (uint32_t k = 0; k < n.captures.size(); ++k) {
+    auto& uses = values_[n.captures[k]].uses;
+    uses.erase(std::find(uses.begin(), uses.end(), Use{nodeId, kCaptureOperand | k}));
+  }
+  n.attrs = std::move(attrs);
+  n.captures = std::move(captures);
+  for (uint32_t k = 0; k < n.captures.size(); ++k) values_[n.captures[k]].uses.push_back({nodeId, kCaptureOperand | k});
 }
 
 void Graph::replaceAllUses(ValueId from, ValueId to) {
@@ -89,6 +131,7 @@ void Graph::removeNode(NodeId nodeId) {
     values_[out].alive = false;
   }
   for (uint32_t i = 0; i < n.inputs.size(); ++i) setOperand(nodeId, i, kNoValue);
+  dropCaptures(nodeId);
   n.alive = false;
   order_.erase(std::find(order_.begin(), order_.end(), nodeId));
 }
@@ -105,17 +148,19 @@ size_t Graph::removeUnused() {
     if (used) {
       for (ValueId in : n.inputs)
         if (in != kNoValue) needed[in] = true;
+      for (ValueId c : n.captures) needed[c] = true;
       continue;
     }
     for (ValueId out : n.outputs) values_[out].uses.clear();  // users are dead too
     for (uint32_t i = 0; i < n.inputs.size(); ++i) setOperand(id, i, kNoValue);
+    dropCaptures(id);
     for (ValueId out : n.outputs) values_[out].alive = false;
     nodes_[id].alive = false;
     order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(k));
     ++removed;
   }
   auto stale = std::remove_if(params_.begin(), params_.end(), [&](ValueId v) {
-    if (needed[v]) return false;
+    if (needed[v] || (body_ && values_[v].kind == ValueKind::Input)) return false;
     values_[v].alive = false;
     values_[v].uses.clear();
     return true;
@@ -123,6 +168,29 @@ size_t Graph::removeUnused() {
   removed += static_cast<size_t>(params_.end() - stale);
   params_.erase(stale, params_.end());
   return removed;
+}
+
+void Graph::dropCaptures(NodeId nodeId) {
+  Node& n = nodes_[nodeId];
+  for (uint32_t k = 0; k < n.captures.size(); ++k) {
+    auto& uses = values_[n.captures[k]].uses;
+    auto it = std::find(uses.begin(), uses.end(), Use{nodeId, kCaptureOperand | k});
+    if (it != uses.end()) uses.erase(it);
+  }
+  n.captures.clear();
+}
+
+std::vector<ValueId> outerParams(const Graph& body, size_t captures) {
+  std::vector<ValueId> out(captures, kNoValue);
+  for (ValueId p : body.paramList())
+    if (body.value(p).kind == ValueKind::Outer && body.value(p).capture < captures) out[body.value(p).capture] = p;
+  return out;
+}
+
+size_t countNodesDeep(const Graph& graph) {
+  size_t n = 0;
+  forEachNodeDeep(graph, [&](const Node&, const Graph&) { ++n; });
+  return n;
 }
 
 std::vector<NodeId> Graph::nodes() const { return order_; }

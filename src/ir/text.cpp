@@ -9,7 +9,17 @@
 //     return %4, %5
 //   }
 //
-// Values are renumbered densely in print order, so printing a parsed text reproduces it.
+// A graph attribute prints as a nested graph, its lines one level deeper; a body names
+// outer-scope values directly (its outer parameters are not printed, the parser makes
+// them, and the owning node's captures, on first reference, in text order):
+//
+//     %6 = If(%5) {else_branch=graph {
+//       %7 = Neg(%0) : f32[1,2,3,4]
+//       return %7
+//     }, then_branch=graph { ... }} : f32[1,2,3,4]
+//
+// Values are renumbered densely in print order (a node's results before its bodies'
+// values), so printing a parsed text reproduces it.
 // Float attributes always show a '.', an exponent, inf or nan; an empty float list is f[].
 #include <algorithm>
 #include <charconv>
@@ -50,7 +60,9 @@ void printQuoted(std::string& out, const std::string& s) {
 }
 
 void printAttr(std::string& out, const AttrValue& value) {
-  if (auto* i = std::get_if<int64_t>(&value)) {
+  if (std::holds_alternative<GraphAttr>(value)) {
+    out += "graph";  // the Printer writes bodies in full
+  } else if (auto* i = std::get_if<int64_t>(&value)) {
     out += std::to_string(*i);
   } else if (auto* f = std::get_if<double>(&value)) {
     out += formatFloat(*f, DType::Float32);
@@ -58,11 +70,17 @@ void printAttr(std::string& out, const AttrValue& value) {
     printQuoted(out, *s);
   } else if (auto* is = std::get_if<std::vector<int64_t>>(&value)) {
     out += '[';
-    for (size_t k = 0; k < is->size(); ++k) out += (k ? "," : "") + std::to_string((*is)[k]);
+    for (size_t k = 0; k < is->size(); ++k) {
+      if (k) out += ',';
+      out += std::to_string((*is)[k]);
+    }
     out += ']';
   } else if (auto* fs = std::get_if<std::vector<double>>(&value)) {
     out += fs->empty() ? "f[" : "[";
-    for (size_t k = 0; k < fs->size(); ++k) out += (k ? "," : "") + formatFloat((*fs)[k], DType::Float32);
+    for (size_t k = 0; k < fs->size(); ++k) {
+      if (k) out += ',';
+      out += formatFloat((*fs)[k], DType::Float32);
+    }
     out += ']';
   } else if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
     out += ss->empty() ? "s[" : "[";
@@ -74,60 +92,100 @@ void printAttr(std::string& out, const AttrValue& value) {
   }
 }
 
+// Prints graphs and their bodies with one dense numbering.
+class Printer {
+ public:
+  std::string print(const Graph& g) {
+    graph(g, nullptr, nullptr, 1);
+    return std::move(out_);
+  }
+
+ private:
+  struct Scope {
+    const Graph* graph;
+    const Scope* parent;
+    const Node* owner;  // the node whose attribute holds this body
+    std::unordered_map<ValueId, size_t> number;
+  };
+
+  static std::string name(const Scope& s, ValueId v) {
+    if (v == kNoValue) return "_";
+    const Value& value = s.graph->value(v);
+    if (value.kind == ValueKind::Outer && s.parent && value.capture < s.owner->captures.size())
+      return name(*s.parent, s.owner->captures[value.capture]);
+    auto it = s.number.find(v);
+    return it == s.number.end() ? "%?" : "%" + std::to_string(it->second);
+  }
+  std::string define(Scope& s, ValueId v) {
+    s.number.emplace(v, next_);
+    return "%" + std::to_string(next_++);
+  }
+
+  void graph(const Graph& g, const Scope* parent, const Node* owner, int depth) {
+    Scope s{&g, parent, owner, {}};
+    const std::string indent(static_cast<size_t>(depth) * 2, ' ');
+    out_ += "graph {\n";
+    for (ValueId p : g.paramList()) {
+      const Value& v = g.value(p);
+      if (v.kind == ValueKind::Outer) continue;
+      out_ += indent + define(s, p) + (v.kind == ValueKind::Input ? " = input " : " = weight ") + toString(v.type);
+      if (v.kind == ValueKind::Weight) {
+        out_ += " [";
+        for (size_t k = 0; k < v.data->data.size(); ++k) {
+          if (k) out_ += ", ";
+          out_ += formatNumber(v.data->data[k], v.type.dtype);
+        }
+        out_ += ']';
+      }
+      out_ += '\n';
+    }
+    for (NodeId id : g.nodes()) {
+      const Node& n = g.node(id);
+      out_ += indent;
+      for (size_t k = 0; k < n.outputs.size(); ++k) out_ += (k ? ", " : "") + define(s, n.outputs[k]);
+      out_ += " = " + n.op + "(";
+      for (size_t k = 0; k < n.inputs.size(); ++k) out_ += (k ? ", " : "") + name(s, n.inputs[k]);
+      out_ += ")";
+      if (!n.attrs.empty()) {
+        out_ += " {";
+        bool first = true;
+        for (const auto& [key, value] : n.attrs) {
+          out_ += (first ? "" : ", ") + key + "=";
+          if (const auto* body = std::get_if<GraphAttr>(&value))
+            graph(body->graph(), &s, &n, depth + 1);
+          else
+            printAttr(out_, value);
+          first = false;
+        }
+        out_ += '}';
+      }
+      out_ += " : ";
+      for (size_t k = 0; k < n.outputs.size(); ++k) out_ += (k ? ", " : "") + toString(g.value(n.outputs[k]).type);
+      out_ += '\n';
+    }
+    out_ += indent + "return ";
+    for (size_t k = 0; k < g.outputs().size(); ++k) out_ += (k ? ", " : "") + name(s, g.outputs()[k]);
+    out_ += "\n" + indent.substr(2) + "}";
+  }
+
+  std::string out_;
+  size_t next_ = 0;
+};
+
 }  // namespace
 
 std::string attrText(const AttrValue& value) {
+  if (const auto* body = std::get_if<GraphAttr>(&value)) {
+    std::string text = Printer().print(body->graph());
+    text.pop_back();  // the trailing newline
+    return text;
+  }
   std::string out;
   printAttr(out, value);
   return out;
 }
 
-std::string printGraph(const Graph& g) {
-  std::unordered_map<ValueId, size_t> number;
-  auto name = [&](ValueId v) { return v == kNoValue ? std::string("_") : "%" + std::to_string(number.at(v)); };
-  auto define = [&](ValueId v) {
-    const size_t n = number.size();
-    number.emplace(v, n);
-    return "%" + std::to_string(n);
-  };
-  std::string out = "graph {\n";
-  for (ValueId p : g.paramList()) {
-    const Value& v = g.value(p);
-    out += "  " + define(p) + (v.kind == ValueKind::Input ? " = input " : " = weight ") + toString(v.type);
-    if (v.kind == ValueKind::Weight) {
-      out += " [";
-      for (size_t k = 0; k < v.data->data.size(); ++k)
-        out += (k ? ", " : "") + formatNumber(v.data->data[k], v.type.dtype);
-      out += ']';
-    }
-    out += '\n';
-  }
-  for (NodeId id : g.nodes()) {
-    const Node& n = g.node(id);
-    std::string operands;
-    for (size_t k = 0; k < n.inputs.size(); ++k) operands += (k ? ", " : "") + name(n.inputs[k]);
-    out += "  ";
-    for (size_t k = 0; k < n.outputs.size(); ++k) out += (k ? ", " : "") + define(n.outputs[k]);
-    out += " = " + n.op + "(" + operands + ")";
-    if (!n.attrs.empty()) {
-      out += " {";
-      bool first = true;
-      for (const auto& [key, value] : n.attrs) {
-        out += (first ? "" : ", ") + key + "=";
-        printAttr(out, value);
-        first = false;
-      }
-      out += '}';
-    }
-    out += " : ";
-    for (size_t k = 0; k < n.outputs.size(); ++k) out += (k ? ", " : "") + toString(g.value(n.outputs[k]).type);
-    out += '\n';
-  }
-  out += "  return ";
-  for (size_t k = 0; k < g.outputs().size(); ++k) out += (k ? ", " : "") + name(g.outputs()[k]);
-  out += "\n}\n";
-  return out;
-}
+std::string printGraph(const Graph& g) { return Printer().print(g) + "\n"; }
 
 namespace {
 
@@ -136,21 +194,10 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   Graph parse() {
-    expectWord("graph");
-    expect('{');
-    while (true) {
-      skipSpace();
-      if (peekWord("return")) break;
-      parseLine();
-    }
-    expectWord("return");
-    std::vector<ValueId> outputs;
-    do outputs.push_back(valueRef(false)); while (accept(','));
-    graph_.setOutputs(std::move(outputs));
-    expect('}');
+    Graph g = graphBody();
     skipSpace();
     if (pos_ != text_.size()) fail("unexpected text after the closing '}'");
-    return std::move(graph_);
+    return g;
   }
 
  private:
@@ -249,12 +296,59 @@ class Parser {
     if (allowOmitted && accept('_')) return kNoValue;
     expect('%');
     const size_t n = static_cast<size_t>(integer());
-    if (n >= ids_.size()) fail("%" + std::to_string(n) + " is not defined yet");
-    return ids_[n];
+    if (n >= ids_.size() || ids_[n].id == kNoValue) fail("%" + std::to_string(n) + " is not defined yet");
+    return resolve(frames_.size() - 1, n);
   }
-  void defineNext(ValueId id, size_t printed) {
-    if (printed != ids_.size()) fail("values must be numbered %0, %1, ... in order");
-    ids_.push_back(id);
+  // Value %n as seen from frame `level`: its own value, or an outer parameter standing for
+  // it (made, with the owning node's capture, on first reference).
+  ValueId resolve(size_t level, size_t n) {
+    const Named& named = ids_[n];
+    if (frames_[level].serial == named.frame) return named.id;
+    if (level == 0 || !inScope(named.frame, level)) fail("%" + std::to_string(n) + " is out of scope here");
+    const ValueId outer = resolve(level - 1, n);
+    Frame& f = frames_[level];
+    if (auto it = f.outers.find(outer); it != f.outers.end()) return it->second;
+    auto& captures = frames_[level - 1].nodeCaptures;
+    auto at = std::find(captures.begin(), captures.end(), outer);
+    const auto capture = static_cast<uint32_t>(at - captures.begin());
+    if (at == captures.end()) captures.push_back(outer);
+    const ValueId param = f.graph.addOuter(frames_[level - 1].graph.value(outer).type, capture);
+    f.outers.emplace(outer, param);
+    return param;
+  }
+  bool inScope(size_t frameSerial, size_t level) const {
+    for (size_t l = 0; l < level; ++l)
+      if (frames_[l].serial == frameSerial) return true;
+    return false;
+  }
+  // Reserves the next printed numbers for values the current line defines.
+  void reserve(const std::vector<size_t>& printed) {
+    for (size_t p : printed) {
+      if (p != ids_.size()) fail("values must be numbered %0, %1, ... in order");
+      ids_.push_back({frames_.back().serial, kNoValue});
+    }
+  }
+  void defineNext(ValueId id, size_t printed) { ids_[printed].id = id; }
+  Graph graphBody() {
+    if (frames_.size() > kMaxDepth) fail("graphs nested too deeply");
+    frames_.push_back(Frame{{}, nextSerial_++, {}, {}});
+    if (frames_.size() > 1) frames_.back().graph.markBody();
+    expectWord("graph");
+    expect('{');
+    while (true) {
+      skipSpace();
+      if (peekWord("return")) break;
+      if (pos_ >= text_.size()) fail("expected 'return'");
+      parseLine();
+    }
+    expectWord("return");
+    std::vector<ValueId> outputs;
+    do outputs.push_back(valueRef(false)); while (accept(','));
+    expect('}');
+    Graph g = std::move(frames_.back().graph);
+    g.setOutputs(std::move(outputs));
+    frames_.pop_back();
+    return g;
   }
   // The rest of a quoted string whose opening quote was read.
   std::string quoted() {
@@ -269,6 +363,7 @@ class Parser {
   AttrValue attrValue() {
     skipSpace();
     if (accept('"')) return quoted();
+    if (peekWord("graph")) return GraphAttr(graphBody());
     if (peekWord("f[")) {
       pos_ += 2;
       expect(']');
@@ -320,12 +415,15 @@ class Parser {
       printed.push_back(static_cast<size_t>(integer()));
     } while (accept(','));
     expect('=');
+    reserve(printed);
+    Frame& frame = frames_.back();
+    frame.nodeCaptures.clear();
     const std::string word = identifier();
     if (word == "input" || word == "weight") {
       if (printed.size() != 1) fail("an input or weight defines one value");
       TensorType type = tensorType();
       if (word == "input") {
-        defineNext(graph_.addInput(type), printed[0]);
+        defineNext(frames_.back().graph.addInput(type), printed[0]);
         return;
       }
       // Each value takes two characters at least: never allocate more than the text holds.
@@ -338,7 +436,7 @@ class Parser {
             isFloat(type.dtype) ? real(type.dtype) : int64Element(integer());
       }
       expect(']');
-      defineNext(graph_.addWeight(std::move(data)), printed[0]);
+      defineNext(frames_.back().graph.addWeight(std::move(data)), printed[0]);
       return;
     }
     std::vector<ValueId> inputs;
@@ -360,14 +458,29 @@ class Parser {
     std::vector<TensorType> types;
     do types.push_back(tensorType()); while (accept(','));
     if (types.size() != printed.size()) fail("result count and type count differ");
-    const NodeId id = graph_.addNode(word, std::move(inputs), std::move(attrs), types);
-    for (size_t k = 0; k < printed.size(); ++k) defineNext(graph_.node(id).outputs[k], printed[k]);
+    Graph& g = frames_.back().graph;
+    const NodeId id = g.addNode(word, std::move(inputs), std::move(attrs), types, std::move(frames_.back().nodeCaptures));
+    frames_.back().nodeCaptures.clear();
+    for (size_t k = 0; k < printed.size(); ++k) defineNext(g.node(id).outputs[k], printed[k]);
   }
+
+  struct Named {
+    size_t frame;  // serial of the frame that defines it
+    ValueId id;    // kNoValue while reserved
+  };
+  struct Frame {
+    Graph graph;
+    size_t serial;
+    std::vector<ValueId> nodeCaptures;                // of the node being parsed here
+    std::unordered_map<ValueId, ValueId> outers;  // enclosing value -> outer parameter
+  };
+  static constexpr size_t kMaxDepth = 16;
 
   std::string_view text_;
   size_t pos_ = 0;
-  Graph graph_;
-  std::vector<ValueId> ids_;
+  std::vector<Frame> frames_;
+  size_t nextSerial_ = 0;
+  std::vector<Named> ids_;
 };
 
 }  // namespace

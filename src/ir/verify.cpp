@@ -17,6 +17,8 @@ std::optional<std::string> verifyStructure(const Graph& g) {
     const Value& v = g.value(p);
     if (!v.alive) return "parameter %" + std::to_string(p) + " is removed but still listed";
     if (v.kind == ValueKind::Result) return "parameter %" + std::to_string(p) + " is a node result";
+    if (v.kind == ValueKind::Outer && !g.isBody())
+      return "parameter %" + std::to_string(p) + " reads an outer scope, but the graph is no body";
     if (v.kind == ValueKind::Weight) {
       if (!v.data) return "weight %" + std::to_string(p) + " has no data";
       if (v.data->type != v.type || v.data->numel() != v.type.numel())
@@ -36,6 +38,32 @@ std::optional<std::string> verifyStructure(const Graph& g) {
       if (std::find(uses.begin(), uses.end(), Use{id, i}) == uses.end())
         return at(id, n) + " operand " + std::to_string(i) + " is missing from its value's use list";
       ++useCount[in];
+    }
+    for (uint32_t k = 0; k < n.captures.size(); ++k) {
+      const ValueId c = n.captures[k];
+      if (c >= g.valueCapacity() || !defined[c])
+        return at(id, n) + " capture " + std::to_string(k) + " is used before it is defined";
+      const auto& uses = g.value(c).uses;
+      if (std::find(uses.begin(), uses.end(), Use{id, kCaptureOperand | k}) == uses.end())
+        return at(id, n) + " capture " + std::to_string(k) + " is missing from its value's use list";
+      ++useCount[c];
+    }
+    for (const auto& [name, attr] : n.attrs) {
+      const auto* body = std::get_if<GraphAttr>(&attr);
+      if (!body) continue;
+      const std::string where = at(id, n) + " body '" + name + "'";
+      if (!body->graph().isBody()) return where + " is not marked a body";
+      if (auto problem = verifyStructure(body->graph())) return where + ": " + *problem;
+      for (ValueId p : body->graph().paramList()) {
+        const Value& v = body->graph().value(p);
+        if (v.kind != ValueKind::Outer) continue;
+        if (v.capture >= n.captures.size())
+          return where + " reads capture " + std::to_string(v.capture) + ", the node has " +
+                 std::to_string(n.captures.size());
+        if (v.type != g.value(n.captures[v.capture]).type)
+          return where + " reads capture " + std::to_string(v.capture) + " as " + toString(v.type) + ", it is " +
+                 toString(g.value(n.captures[v.capture]).type);
+      }
     }
     for (uint32_t r = 0; r < n.outputs.size(); ++r) {
       const Value& out = g.value(n.outputs[r]);

@@ -11,6 +11,10 @@
 // FLOATS). Graph inputs, outputs and every intermediate (value_info) carry full static
 // types. A graph output that is an input or weight, or a repeated output, keeps the name
 // it already has. serializeModel is deterministic, so equal graphs give equal bytes.
+// A body (graph attribute) is written as a GraphProto named <node>_<attribute>, its own
+// names under the prefix "<node>_<attribute>/" so that the model has one namespace; it
+// reads outer values by their names, and an output that it does not compute itself (a
+// formal input, weight or outer value, or one returned twice) goes through an Identity.
 #pragma once
 
 #include <filesystem>

@@ -201,7 +201,7 @@ TEST(ExportImport, ErrorsAreOneLine) {
   auto* ga = sub.mutable_graph()->mutable_node(0)->add_attribute();
   ga->set_name("body");
   ga->set_type(onnx::AttributeProto::GRAPH);
-  expectOneLineError([&] { importModel(sub); }, "subgraph");
+  expectOneLineError([&] { importModel(sub); }, "Abs has no body 'body'");
 
   onnx::ModelProto wrongType = exportModel(parseGraph(kGraphs[0]));  // Sqrt of an i32 input
   wrongType.mutable_graph()->mutable_node(0)->set_op_type("Sqrt");

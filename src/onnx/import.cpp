@@ -9,6 +9,7 @@
 #include "onnx/defs/schema.h"
 #include "onnx/model_guard.h"
 #include "onnx/tensor_proto.h"
+#include "ops/control_flow.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
 #include "support/error.h"
@@ -67,9 +68,8 @@ AttrValue attrValue(const onnx::AttributeProto& a, const std::string& where) {
       return v;
     }
     case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
-    case onnx::AttributeProto::GRAPH:
     case onnx::AttributeProto::GRAPHS:
-      throw Error(where + " has a subgraph attribute '" + a.name() + "', which is not supported");
+      throw Error(where + " has a list of subgraphs '" + a.name() + "', which is not supported");
     default:
       throw Error(where + " attribute '" + a.name() + "' has type " + attrTypeName(a.type()) +
                   ", which is not supported");
@@ -150,68 +150,127 @@ std::vector<std::string> runtimeInputNames(const onnx::ModelProto& model) {
   return names;
 }
 
-Graph importModel(const onnx::ModelProto& model) {
-  if (!defaultOpset(model)) throw Error("the model imports no opset of the default ONNX domain");
-  const onnx::GraphProto& g = model.graph();
-  if (g.sparse_initializer_size() > 0) throw Error("the model has sparse initializers, which are not supported");
-  Graph graph;
-  std::unordered_map<std::string, ValueId> ids;
-  auto define = [&](const std::string& name, ValueId id, const std::string& where) {
-    if (name.empty()) return;
-    if (!ids.emplace(name, id).second) throw Error(where + " redefines value '" + name + "'");
-  };
+namespace {
 
-  std::unordered_set<std::string> initNames;
-  for (const auto& t : g.initializer()) initNames.insert(t.name());
-  for (const auto& in : g.input())
-    if (!initNames.count(in.name())) define(in.name(), graph.addInput(staticType(in)), "graph input");
-  for (const auto& t : g.initializer()) {
-    Tensor data;
-    try {
-      data = fromTensorProto(t);
-    } catch (const Error& e) {
-      throw Error("initializer '" + t.name() + "': " + e.what());
-    }
-    define(t.name(), graph.addWeight(std::move(data)), "initializer");
+// Imports a graph and, recursively, its bodies. A body's names resolve in its own scope
+// first, then in the enclosing ones: an enclosing value becomes an outer parameter of the
+// body and a capture of the node being imported in the enclosing graph.
+class GraphImporter {
+ public:
+  GraphImporter(const onnx::GraphProto& g, GraphImporter* parent) : proto_(g), parent_(parent) {
+    if (parent_) graph_.markBody();
   }
 
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& node = g.node(i);
+  // formals: the body's input types (nullopt: the main graph, typed by its declarations).
+  Graph run(const std::optional<std::vector<TensorType>>& formals) {
+    const onnx::GraphProto& g = proto_;
+    if (g.sparse_initializer_size() > 0) throw Error("the model has sparse initializers, which are not supported");
+    std::unordered_set<std::string> initNames;
+    for (const auto& t : g.initializer()) initNames.insert(t.name());
+    if (formals) {
+      if (static_cast<size_t>(g.input_size()) != formals->size())
+        throw Error("body '" + g.name() + "' has " + std::to_string(g.input_size()) + " inputs, its node gives " +
+                    std::to_string(formals->size()));
+      for (int k = 0; k < g.input_size(); ++k)
+        define(g.input(k).name(), graph_.addInput((*formals)[static_cast<size_t>(k)]), "body input");
+    } else {
+      for (const auto& in : g.input())
+        if (!initNames.count(in.name())) define(in.name(), graph_.addInput(staticType(in)), "graph input");
+    }
+    for (const auto& t : g.initializer()) {
+      Tensor data;
+      try {
+        data = fromTensorProto(t);
+      } catch (const Error& e) {
+        throw Error("initializer '" + t.name() + "': " + e.what());
+      }
+      define(t.name(), graph_.addWeight(std::move(data)), "initializer");
+    }
+    for (int i = 0; i < g.node_size(); ++i) importNode(g.node(i), i);
+    if (g.output_size() == 0) throw Error(parent_ ? "a body has no outputs" : "the model has no outputs");
+    std::vector<ValueId> outputs;
+    for (const auto& out : g.output()) {
+      const ValueId v = lookup(out.name());
+      if (v == kNoValue) throw Error("graph output '" + out.name() + "' is not defined");
+      outputs.push_back(v);
+    }
+    graph_.setOutputs(std::move(outputs));
+    return std::move(graph_);
+  }
+
+ private:
+  void define(const std::string& name, ValueId id, const std::string& where) {
+    if (name.empty()) return;
+    if (!ids_.emplace(name, id).second) throw Error(where + " redefines value '" + name + "'");
+  }
+
+  // The value `name` names here, making an outer parameter for an enclosing one.
+  ValueId lookup(const std::string& name) {
+    if (auto it = ids_.find(name); it != ids_.end()) return it->second;
+    if (!parent_) return kNoValue;
+    const ValueId outer = parent_->lookup(name);
+    if (outer == kNoValue) return kNoValue;
+    auto& captures = parent_->nodeCaptures_;
+    auto at = std::find(captures.begin(), captures.end(), outer);
+    const auto capture = static_cast<uint32_t>(at - captures.begin());
+    if (at == captures.end()) captures.push_back(outer);
+    const ValueId param = graph_.addOuter(parent_->graph_.value(outer).type, capture);
+    ids_.emplace(name, param);
+    return param;
+  }
+
+  void importNode(const onnx::NodeProto& node, int i) {
     const std::string where = nodeLabel(node, i);
     if (!isDefaultDomain(node.domain()))
       throw Error(where + " is in domain '" + node.domain() + "', which is not supported");
     if (node.op_type() == "Constant") {
       if (node.output_size() != 1) throw Error(where + " must have one output");
-      define(node.output(0), graph.addWeight(constantValue(node, where)), where);
-      continue;
+      define(node.output(0), graph_.addWeight(constantValue(node, where)), where);
+      return;
     }
     const OpSpec* spec = findOp(node.op_type());
     if (!spec) throw Error("unsupported operator: " + node.op_type());
-    Attributes attrs;
-    for (const auto& a : node.attribute()) attrs.set(a.name(), attrValue(a, where));
     std::vector<ValueId> inputs;
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
+    nodeCaptures_.clear();
+    // Ids first: a lookup may add an outer parameter, which moves the graph's values.
     for (const std::string& name : node.input()) {
       if (name.empty()) {
         inputs.push_back(kNoValue);
-        types.push_back(nullptr);
-        constants.push_back(nullptr);
         continue;
       }
-      auto it = ids.find(name);
-      if (it == ids.end()) throw Error(where + " reads undefined value '" + name + "'");
-      const Value& v = graph.value(it->second);
-      inputs.push_back(it->second);
-      types.push_back(&v.type);
-      constants.push_back(v.data ? &*v.data : nullptr);
+      const ValueId id = lookup(name);
+      if (id == kNoValue) throw Error(where + " reads undefined value '" + name + "'");
+      inputs.push_back(id);
     }
-    while (!types.empty() && !types.back()) {
-      inputs.pop_back();
-      types.pop_back();
-      constants.pop_back();
-    }
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    // Pointers into the graph's values: taken again after bodies import, which may add
+    // outer parameters to this graph too (names from further out).
+    auto pointOperands = [&] {
+      types.clear();
+      constants.clear();
+      for (ValueId id : inputs) {
+        const Value* v = id == kNoValue ? nullptr : &graph_.value(id);
+        types.push_back(v ? &v->type : nullptr);
+        constants.push_back(v && v->data ? &*v->data : nullptr);
+      }
+    };
+    pointOperands();
     if (types.empty()) throw Error(where + " has no inputs");
+    Attributes attrs;
+    for (const auto& a : node.attribute())
+      if (a.type() != onnx::AttributeProto::GRAPH) attrs.set(a.name(), attrValue(a, where));
+    for (const auto& a : node.attribute()) {
+      if (a.type() != onnx::AttributeProto::GRAPH) continue;
+      if (!isIdentifier(a.name())) throw Error(where + " has an attribute whose name is not an identifier");
+      const BodyFormals formals = bodyFormals(node.op_type(), a.name(), types, attrs);
+      if (!formals.error.empty()) throw InferenceRejected(where + ": " + formals.error);
+      if (depth() >= kMaxBodyDepth) throw Error(where + " nests bodies more than " + std::to_string(kMaxBodyDepth) + " deep");
+      GraphImporter body(a.g(), this);
+      attrs.setGraph(a.name(), GraphAttr(body.run(formals.types)));
+      pointOperands();
+    }
     InferResult r = inferNode(*spec, types, constants, attrs);
     if (!r.ok()) throw InferenceRejected(where + ": " + r.error);
     for (const TensorType& t : r.types)
@@ -221,20 +280,27 @@ Graph importModel(const onnx::ModelProto& model) {
     if (static_cast<size_t>(node.output_size()) > r.types.size())
       throw Error(where + " has " + std::to_string(node.output_size()) + " outputs, nnfuzz models " +
                   std::to_string(r.types.size()));
-    const NodeId id = graph.addNode(node.op_type(), inputs, std::move(attrs), r.types);
+    const NodeId id = graph_.addNode(node.op_type(), inputs, std::move(attrs), r.types, std::move(nodeCaptures_));
+    nodeCaptures_.clear();
     for (int k = 0; k < node.output_size(); ++k)
-      define(node.output(k), graph.node(id).outputs[static_cast<size_t>(k)], where);
+      define(node.output(k), graph_.node(id).outputs[static_cast<size_t>(k)], where);
   }
 
-  if (g.output_size() == 0) throw Error("the model has no outputs");
-  std::vector<ValueId> outputs;
-  for (const auto& out : g.output()) {
-    auto it = ids.find(out.name());
-    if (it == ids.end()) throw Error("graph output '" + out.name() + "' is not defined");
-    outputs.push_back(it->second);
-  }
-  graph.setOutputs(std::move(outputs));
-  return graph;
+  int depth() const { return parent_ ? parent_->depth() + 1 : 0; }
+
+  static constexpr int kMaxBodyDepth = 16;
+  const onnx::GraphProto& proto_;
+  GraphImporter* parent_;
+  Graph graph_;
+  std::unordered_map<std::string, ValueId> ids_;
+  std::vector<ValueId> nodeCaptures_;  // of the node being imported
+};
+
+}  // namespace
+
+Graph importModel(const onnx::ModelProto& model) {
+  if (!defaultOpset(model)) throw Error("the model imports no opset of the default ONNX domain");
+  return GraphImporter(model.graph(), nullptr).run(std::nullopt);
 }
 
 onnx::ModelProto parseModel(const std::string& bytes, const std::string& what) {

@@ -7,7 +7,10 @@
 // inferNode (seeing constant operands' contents), and graph outputs keep their order.
 // Anything else raises a one-line nnfuzz::Error naming the problem, e.g.
 // "unsupported operator: Foo". Declared value_info and output types are not trusted;
-// checkModel (checker.h) compares them.
+// checkModel (checker.h) compares them. Graph attributes (If, Loop, Scan) become bodies:
+// their input types come from the node (ops/control_flow.h), not their declarations, and
+// a name a body does not define resolves in the enclosing graphs (an outer parameter and
+// a capture of the node, graph.h).
 #pragma once
 
 #include <filesystem>

@@ -64,9 +64,10 @@ bool sameType(const onnx::TypeProto& t, const TensorType& ours, bool symbolicDim
 
 // Ops whose result dims ONNX 1.12's inference leaves symbolic: Einsum infers the rank only,
 // OneHot reads only an integer depth, and the value-dependent ones do not read their
-// constant operands.
+// constant operands; a Loop's scan outputs have as many rows as iterations, which ONNX
+// leaves symbolic.
 bool infersSymbolicDims(const std::string& op) {
-  return op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique" ||
+  return op == "Loop" || op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique" ||
          op == "NonMaxSuppression";
 }
 

@@ -339,8 +339,20 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"Transpose", {21, 23, 24, 25}},
       {"Unsqueeze", {21, 23, 24, 25}},
   };
+  // Earlier versions whose tensor semantics are ours: the later ones only added sequence
+  // and optional types (If, Loop) or bfloat16 and negative axes (Scan-11 and -16 over 9).
+  static const std::map<std::string, std::vector<int>> kEarlierSameVersions = {
+      {"If", {11, 13}},
+      {"Loop", {11, 13}},
+      {"Scan", {9, 11}},
+  };
+  if (selected < ours) {
+    auto earlier = kEarlierSameVersions.find(op);
+    return earlier != kEarlierSameVersions.end() &&
+           std::find(earlier->second.begin(), earlier->second.end(), selected) != earlier->second.end();
+  }
   auto it = kTypeOnlyVersions.find(op);
-  if (it == kTypeOnlyVersions.end() || selected < ours) return false;
+  if (it == kTypeOnlyVersions.end()) return false;
   const auto& versions = it->second;
   return std::find(versions.begin(), versions.end(), selected) != versions.end();
 }

@@ -1,6 +1,7 @@
 #include "ops/infer_node.h"
 
 #include "ops/common.h"
+#include "ops/control_flow.h"
 #include "ops/registry.h"
 
 namespace nnfuzz {
@@ -43,8 +44,41 @@ InferResult inferNode(const Graph& graph, NodeId id) {
   return inferNode(*spec, types, constants, n.attrs);
 }
 
-std::optional<std::string> verifyGraph(const Graph& graph) {
-  if (auto problem = verifyStructure(graph)) return problem;
+std::optional<std::string> retypeBodies(Graph& g, NodeId id) {
+  Node& n = g.node(id);
+  std::vector<const TensorType*> types;
+  for (ValueId v : n.inputs) types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
+  while (!types.empty() && !types.back()) types.pop_back();
+  Attributes attrs = n.attrs;
+  for (const auto& [name, value] : n.attrs) {
+    const auto* body = std::get_if<GraphAttr>(&value);
+    if (!body) continue;
+    const BodyFormals formals = bodyFormals(n.op, name, types, n.attrs);
+    if (!formals.error.empty()) return formals.error;
+    Graph copy = body->graph();
+    const auto ins = copy.inputs();
+    if (ins.size() != formals.types.size()) return "body '" + name + "' takes other inputs";
+    for (size_t k = 0; k < ins.size(); ++k) copy.value(ins[k]).type = formals.types[k];
+    for (ValueId p : copy.paramList())
+      if (copy.value(p).kind == ValueKind::Outer) copy.value(p).type = g.value(n.captures[copy.value(p).capture]).type;
+    for (NodeId inner : copy.nodes()) {
+      if (copy.node(inner).attrs.hasGraphs())
+        if (auto problem = retypeBodies(copy, inner)) return "body '" + name + "': " + *problem;
+      const InferResult r = inferNode(copy, inner);
+      if (!r.ok()) return "body '" + name + "': " + r.error;
+      if (r.types.size() != copy.node(inner).outputs.size()) return "body '" + name + "': result count changed";
+      for (size_t k = 0; k < r.types.size(); ++k) copy.value(copy.node(inner).outputs[k]).type = r.types[k];
+    }
+    attrs.setGraph(name, GraphAttr(std::move(copy)));
+  }
+  n.attrs = std::move(attrs);
+  return std::nullopt;
+}
+
+namespace {
+
+// Operator checks of `graph` and, recursively, of its bodies (structure checked already).
+std::optional<std::string> verifyOps(const Graph& graph) {
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
     InferResult r = inferNode(graph, id);
@@ -56,8 +90,19 @@ std::optional<std::string> verifyGraph(const Graph& graph) {
       if (r.types[k] != graph.value(n.outputs[k]).type)
         return "node #" + std::to_string(id) + " (" + n.op + ") result " + std::to_string(k) + " is " +
                toString(graph.value(n.outputs[k]).type) + " but inference gives " + toString(r.types[k]);
+    for (const auto& [name, value] : n.attrs)
+      if (const auto* body = std::get_if<GraphAttr>(&value))
+        if (auto problem = verifyOps(body->graph()))
+          return "node #" + std::to_string(id) + " (" + n.op + ") body '" + name + "': " + *problem;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> verifyGraph(const Graph& graph) {
+  if (auto problem = verifyStructure(graph)) return problem;
+  return verifyOps(graph);
 }
 
 }  // namespace nnfuzz

@@ -20,6 +20,11 @@ InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& 
 /// The same for a node already in a graph.
 InferResult inferNode(const Graph& graph, NodeId node);
 
+/// Retypes node `id`'s bodies for the current types of its operands and captures: formal
+/// inputs and outer parameters take them, then every body node's results are inferred
+/// again (nested bodies first). The error of the first body node inference rejects.
+std::optional<std::string> retypeBodies(Graph& graph, NodeId id);
+
 /// Structure plus, for every node, a known op whose shape inference accepts it and
 /// agrees with the recorded result types. Returns the first problem, or nullopt.
 std::optional<std::string> verifyGraph(const Graph& graph);

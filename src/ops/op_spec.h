@@ -27,6 +27,14 @@
 
 namespace nnfuzz {
 
+class Graph;
+
+/// Runs a body graph on its formal inputs (in order) and returns its outputs. The
+/// interpreter hands one to kernels of operators with bodies (If, Loop, Scan): the ops
+/// library sits below the interpreter and cannot call it. The runner binds the body's
+/// outer parameters to the node's captures itself.
+using BodyRunner = std::function<std::vector<Tensor>(const Graph& body, const std::vector<const Tensor*>& formals)>;
+
 /// Generation bounds every sampler honours (from the config).
 struct Limits {
   int maxRank = 5;
@@ -115,6 +123,7 @@ struct KernelArgs {
   std::span<const Tensor* const> inputs;  ///< nullptr for omitted operands
   const Attributes& attrs;
   std::span<Tensor> outputs;
+  const BodyRunner* runBody = nullptr;  ///< set for operators with bodies
 };
 
 /// What the reference's work estimate sees of a node before running it: operand types
@@ -183,7 +192,11 @@ struct OpSpec {
   /// nullptr: those sizes, times the kernel_shape window when the op has one.
   double (*work)(const WorkArgs&) = nullptr;
 
-  bool isConstantInput(int i) const { return (constantInputs >> i) & 1u; }
+  /// Names of the graph attributes (If: else_branch, then_branch). An operator with bodies
+  /// is built by the generators' control-flow builder, not by instantiateOp alone.
+  std::vector<std::string_view> bodies;
+
+  bool isConstantInput(int i) const { return i >= 0 && i < 32 && ((constantInputs >> i) & 1u); }
   bool isOptionalOutput(size_t i) const { return i < 32 && ((optionalOutputs >> i) & 1u); }
 };
 

@@ -79,9 +79,11 @@ uint64_t listDigest(const std::vector<uint64_t>& digests) {
 namespace {
 
 // ONNX AttributeProto type codes, so GraphIR digests equal the exported protos' digests.
-constexpr int kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7, kStrings = 8;
+constexpr int kFloat = 1, kInt = 2, kString = 3, kGraph = 5, kFloats = 6, kInts = 7, kStrings = 8;
 
 uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
+  // A body is a graph of its own: its operators count as nodes, not as a parameter value.
+  if (std::holds_alternative<GraphAttr>(value)) return detail::AttrDigest(name, kGraph).digest();
   if (auto* i = std::get_if<int64_t>(&value)) {
     detail::AttrDigest d(name, kInt);
     d.hasher().addInt(*i);
@@ -118,27 +120,23 @@ uint64_t attributeDigest(const std::string& name, const AttrValue& value) {
 
 }  // namespace
 
-void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& out) {
-  out.clear();
-  // Facts value ids are GraphIR value ids (dead ones simply have no uses).
-  out.values.resize(graph.valueCapacity());
-  for (ValueId v = 0; v < graph.valueCapacity(); ++v) {
-    const Value& value = graph.value(v);
-    if (!value.alive) continue;
-    out.values[v].shape = shapeDigest(value.type.shape);
-    out.values[v].israShape = out.values[v].shape;
-  }
+namespace {
+
+// Appends the facts of `graph`'s nodes; idOf maps its value ids to facts value ids.
+void addGraphNodes(const Graph& graph, const std::vector<uint32_t>& idOf, const BlockCorpus& corpus,
+                   ModelFacts& out, bool inBody) {
   std::vector<uint64_t> digests;
   const std::unordered_set<ValueId> graphOutputs(graph.outputs().begin(), graph.outputs().end());
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
     ModelFacts::Node node;
     detail::setOperator(out, node, corpus, n.op);
+    node.israSkip = inBody;  // Isra's script reads the main graph's nodes only
     node.operandBegin = static_cast<uint32_t>(out.operands.size());
     // Export drops trailing omitted operands; so do we, so both builders agree.
     size_t used = n.inputs.size();
     while (used > 0 && n.inputs[used - 1] == kNoValue) --used;
-    for (size_t k = 0; k < used; ++k) out.operands.push_back(n.inputs[k] == kNoValue ? kOmitted : n.inputs[k]);
+    for (size_t k = 0; k < used; ++k) out.operands.push_back(n.inputs[k] == kNoValue ? kOmitted : idOf[n.inputs[k]]);
     node.operandEnd = static_cast<uint32_t>(out.operands.size());
     node.resultBegin = static_cast<uint32_t>(out.results.size());
     const auto index = static_cast<int32_t>(out.nodes.size());
@@ -151,8 +149,8 @@ void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& o
     size_t results = n.outputs.size();
     while (results > 0 && absent(results - 1)) --results;
     for (size_t k = 0; k < results; ++k) {
-      out.results.push_back(n.outputs[k]);
-      out.values[n.outputs[k]].producer = index;
+      out.results.push_back(idOf[n.outputs[k]]);
+      out.values[idOf[n.outputs[k]]].producer = index;
     }
     node.resultEnd = static_cast<uint32_t>(out.results.size());
     node.hasAttrs = !n.attrs.empty();
@@ -161,6 +159,53 @@ void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& o
     node.attrsInOrder = node.attrsByName = detail::listDigest(digests);  // export writes name order
     out.nodes.push_back(node);
   }
+}
+
+// Body operators count as nodes: after the main graph's, per node and graph attribute
+// (name order), the body's nodes, then the bodies inside them (onnx_facts.cpp walks the
+// exported model the same way). A body's values are fresh facts values; its outer
+// parameters are the enclosing values they stand for.
+void addBodies(const Graph& graph, const std::vector<uint32_t>& idOf, const BlockCorpus& corpus, ModelFacts& out) {
+  for (NodeId id : graph.nodes()) {
+    const Node& n = graph.node(id);
+    for (const auto& [name, value] : n.attrs) {
+      const auto* attr = std::get_if<GraphAttr>(&value);
+      if (!attr) continue;
+      const Graph& body = attr->graph();
+      std::vector<uint32_t> bodyIds(body.valueCapacity(), kOmitted);
+      for (ValueId v = 0; v < body.valueCapacity(); ++v) {
+        const Value& value = body.value(v);
+        if (!value.alive) continue;
+        if (value.kind == ValueKind::Outer) {
+          bodyIds[v] = idOf[n.captures[value.capture]];
+          continue;
+        }
+        bodyIds[v] = static_cast<uint32_t>(out.values.size());
+        out.values.emplace_back();
+        out.values.back().shape = out.values.back().israShape = shapeDigest(value.type.shape);
+      }
+      addGraphNodes(body, bodyIds, corpus, out, true);
+      addBodies(body, bodyIds, corpus, out);
+    }
+  }
+}
+
+}  // namespace
+
+void factsFromGraph(const Graph& graph, const BlockCorpus& corpus, ModelFacts& out) {
+  out.clear();
+  // Facts value ids are GraphIR value ids (dead ones simply have no uses).
+  out.values.resize(graph.valueCapacity());
+  std::vector<uint32_t> idOf(graph.valueCapacity());
+  for (ValueId v = 0; v < graph.valueCapacity(); ++v) {
+    idOf[v] = v;
+    const Value& value = graph.value(v);
+    if (!value.alive) continue;
+    out.values[v].shape = shapeDigest(value.type.shape);
+    out.values[v].israShape = out.values[v].shape;
+  }
+  addGraphNodes(graph, idOf, corpus, out, false);
+  addBodies(graph, idOf, corpus, out);
   for (ValueId v : graph.outputs())
     if (out.values[v].producer >= 0) out.values[v].graphOutput = true;
   detail::finishUses(out);

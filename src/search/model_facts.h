@@ -32,7 +32,9 @@ struct ModelFacts {
   struct Node {
     int32_t op = -1;       ///< corpus op index, or -1 when the corpus lacks the type
     uint32_t unknown = 0;  ///< when op < 0: index into unknownOps
-    bool israSkip = false;  ///< name holds "flatten_node" or "concat_outputs" (Isra's output tail)
+    /// Name holds "flatten_node" or "concat_outputs" (Isra's output tail), or the node is in
+    /// a body (Isra's script reads no bodies). Body nodes follow the main graph's nodes.
+    bool israSkip = false;
     bool hasAttrs = false;
     uint64_t attrsInOrder = 0;  ///< digest of the attribute list as written (Isra compares lists)
     uint64_t attrsByName = 0;   ///< digest of the attributes sorted by name (Luo's "parameters")

@@ -7,6 +7,7 @@
 // what inference can see (a consumed graph output, or an empty operand, in a model whose
 // results are not all declared) we run inference on such a renamed copy, so the dims match.
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "onnx/shape_inference/implementation.h"
@@ -65,7 +66,8 @@ uint64_t attributeDigest(const onnx::AttributeProto& a) {
       h.add(static_cast<uint64_t>(a.strings_size()));
       for (const auto& s : a.strings()) h.addString(s);
       break;
-    default: h.addString(a.SerializeAsString()); break;  // tensors, graphs, type protos
+    case onnx::AttributeProto::GRAPH: break;  // a body's operators count as nodes (model_facts.cpp)
+    default: h.addString(a.SerializeAsString()); break;  // tensors, type protos
   }
   if (!a.ref_attr_name().empty()) h.addString(a.ref_attr_name());
   if (!a.doc_string().empty()) h.addString(a.doc_string());
@@ -111,11 +113,11 @@ void factsFromOnnx(onnx::ModelProto model, const BlockCorpus& corpus, ModelFacts
   bool anyEmptyOperand = false;
   std::vector<std::pair<std::string, uint64_t>> named;
   std::vector<uint64_t> digests;
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& n = g.node(i);
+  auto addNode = [&](const onnx::NodeProto& n, bool inBody) {
     ModelFacts::Node node;
     detail::setOperator(out, node, corpus, n.op_type());
-    node.israSkip = n.name().find("flatten_node") != std::string::npos ||
+    // Isra's script reads the main graph's nodes only, never a body's.
+    node.israSkip = inBody || n.name().find("flatten_node") != std::string::npos ||
                     n.name().find("concat_outputs") != std::string::npos;
     node.operandBegin = static_cast<uint32_t>(out.operands.size());
     for (const auto& in : n.input()) {
@@ -128,7 +130,7 @@ void factsFromOnnx(onnx::ModelProto model, const BlockCorpus& corpus, ModelFacts
       // An empty (omitted) result is a value of its own that nobody can consume.
       const uint32_t v = o.empty() ? static_cast<uint32_t>(out.values.size()) : valueOf(o);
       if (o.empty()) out.values.emplace_back();
-      out.values[v].producer = i;
+      out.values[v].producer = static_cast<int32_t>(out.nodes.size());
       out.results.push_back(v);
     }
     node.resultEnd = static_cast<uint32_t>(out.results.size());
@@ -144,7 +146,25 @@ void factsFromOnnx(onnx::ModelProto model, const BlockCorpus& corpus, ModelFacts
     for (size_t k = 0; k < named.size(); ++k) digests[k] = named[k].second;
     node.attrsByName = detail::listDigest(digests);
     out.nodes.push_back(node);
-  }
+  };
+  for (const auto& n : g.node()) addNode(n, false);
+  // Body nodes after the main graph's, in the order model_facts.cpp walks GraphIR bodies:
+  // per node, per graph attribute, the body's nodes, then the bodies inside them. Body
+  // names resolve like the main graph's (ONNX keeps one namespace across scopes).
+  std::vector<const onnx::GraphProto*> bodies;
+  std::function<void(const onnx::GraphProto&)> walk = [&](const onnx::GraphProto& graph) {
+    for (const auto& node : graph.node())
+      for (const auto& a : node.attribute()) {
+        if (a.type() != onnx::AttributeProto::GRAPH) continue;
+        const onnx::GraphProto& b = a.g();
+        bodies.push_back(&b);
+        for (const auto& t : b.initializer()) valueOf(t.name());
+        for (const auto& in : b.input()) valueOf(in.name());
+        for (const auto& n : b.node()) addNode(n, true);
+        walk(b);
+      }
+  };
+  walk(g);
   for (const auto& o : g.output()) {
     auto it = ids.find(o.name());
     if (it != ids.end() && out.values[it->second].producer >= 0) out.values[it->second].graphOutput = true;
@@ -201,6 +221,20 @@ void factsFromOnnx(onnx::ModelProto model, const BlockCorpus& corpus, ModelFacts
       if (hasShape(input)) appendDims(*input, dims);
     }
     v.israShape = shapeDigest(dims);
+  }
+  // Body values: their own declarations (both shapes; Isra's script sees no bodies).
+  for (const onnx::GraphProto* b : bodies) {
+    auto set = [&](const std::string& name, const std::vector<int64_t>& d) {
+      if (auto it = ids.find(name); it != ids.end()) out.values[it->second].shape = out.values[it->second].israShape = shapeDigest(d);
+    };
+    for (const auto& t : b->initializer()) set(t.name(), std::vector<int64_t>(t.dims().begin(), t.dims().end()));
+    for (const auto* infos : {&b->input(), &b->value_info(), &b->output()})
+      for (const auto& vi : *infos) {
+        if (!hasShape(&vi.type())) continue;
+        dims.clear();
+        appendDims(vi.type(), dims);
+        set(vi.name(), dims);
+      }
   }
 }
 

@@ -137,6 +137,8 @@ constexpr OpNote kNotes[] = {
     {"HardSwish", UNARY "x * max(0, min(1, x / 6 + 1/2)): HardSigmoid with alpha 1/6 and beta 0.5, times x."},
     {"Hardmax", "1 at the first maximum along `axis` (default -1 since opset 13), 0 elsewhere."},
     {"Identity", "Returns its input unchanged."},
+    {"If", "Runs then_branch when the one-element bool cond is true, else_branch otherwise; both are graphs "
+           "without inputs that may read the enclosing graph's values, and give the node's outputs."},
     {"InstanceNormalization", "Per sample and channel: (x - mean) / sqrt(var + epsilon) * scale + B, the mean and "
                               "(biased) variance over the spatial axes; `epsilon` defaults to 1e-5."},
     {"IsInf", "True where x is infinite; `detect_positive` and `detect_negative` (both default 1) choose the signs."},
@@ -157,6 +159,9 @@ constexpr OpNote kNotes[] = {
     {"Log", UNARY "Natural logarithm; log(0) is -inf and negative inputs give NaN."},
     {"LogSoftmax", "log(softmax(x)) along `axis` (default -1 since opset 13; earlier versions flattened the input "
                    "to 2-D at `axis`, default 1)."},
+    {"Loop", "Runs `body` (iteration number, condition, carried values) while iteration < M and the condition "
+             "holds; the body returns the next condition, the carried values and scan outputs, stacked along a new "
+             "first axis, one row per iteration."},
     {"LpNormalization", "Divides by the Lp norm (`p` 1 or 2, default 2) along `axis` (default -1)."},
     {"LpPool", POOL "Each window gives the Lp norm (`p`, default 2) of its elements."},
     {"MatMul", "Matrix product as numpy.matmul: 1-D operands are promoted (and the added axis removed after), "
@@ -242,6 +247,9 @@ constexpr OpNote kNotes[] = {
              "samples (an input, or the window's length) every frame_step samples, each multiplied by the "
              "optional window and transformed; [batch, frames, bins, 2] with bins = frame_length/2 + 1 when "
              "`onesided`=1 (default)."},
+    {"Scan", "Runs `body` once per slice of the scan inputs along `scan_input_axes` (default 0; reversed where "
+             "`scan_input_directions` is 1), carrying states from step to step; each scan output stacks the "
+             "body's per-step element along `scan_output_axes`."},
     {"ScatterElements", "A copy of data with updates written at the positions given by indices along `axis` (default "
                         "0); `reduction` none (default; duplicate indices are undefined), add, mul, max or min "
                         "combines instead."},

@@ -22,6 +22,8 @@ std::vector<bool> constantValues(const Graph& graph) {
     bool all = true;
     for (ValueId v : n.inputs)
       if (v != kNoValue && !constant[v]) all = false;
+    for (ValueId v : n.captures)
+      if (!constant[v]) all = false;
     for (ValueId out : n.outputs) constant[out] = all;
   }
   return constant;
@@ -64,16 +66,18 @@ SubCase extractSubCase(const Graph& graph, const std::vector<Tensor>& values, co
     const Node& n = graph.node(id);
     std::vector<ValueId> inputs;
     for (ValueId v : n.inputs) inputs.push_back(operand(v));
+    std::vector<ValueId> captures;
+    for (ValueId v : n.captures) captures.push_back(operand(v));
     std::vector<TensorType> types;
     for (ValueId v : n.outputs) types.push_back(graph.value(v).type);
-    const NodeId made = sub.graph.addNode(n.op, std::move(inputs), n.attrs, types);
+    const NodeId made = sub.graph.addNode(n.op, std::move(inputs), n.attrs, types, std::move(captures));
     for (size_t k = 0; k < n.outputs.size(); ++k) mapped.emplace(n.outputs[k], sub.graph.node(made).outputs[k]);
   }
   const std::set<ValueId> wasOutput(graph.outputs().begin(), graph.outputs().end());
   for (NodeId id : nodes) {
     for (ValueId v : graph.node(id).outputs) {
       bool readInside = false;
-      for (const Use& use : graph.value(v).uses) readInside |= kept.count(use.node) > 0;
+      for (const Use& use : graph.value(v).uses) readInside |= kept.count(use.node) > 0;  // captures too
       if (readInside && !wasOutput.count(v)) continue;
       sub.graph.addOutput(mapped.at(v));
       sub.expected.push_back(values.at(v));
@@ -94,6 +98,7 @@ std::vector<NodeId> coneOf(const Graph& graph, const std::vector<size_t>& positi
     if (graph.value(v).kind != ValueKind::Result || !cone.insert(producer).second) continue;
     for (ValueId in : graph.node(producer).inputs)
       if (in != kNoValue) work.push_back(in);
+    for (ValueId in : graph.node(producer).captures) work.push_back(in);
   }
   return inOrder(graph, {cone.begin(), cone.end()});
 }

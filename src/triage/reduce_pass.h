@@ -62,5 +62,9 @@ std::unique_ptr<ReducePass> makeResetAttributesPass();
 std::unique_ptr<ReducePass> makeNarrowDtypesPass();
 /// Fills an input or weight with zeros, ones, or its values rounded to small integers.
 std::unique_ptr<ReducePass> makeSimplifyValuesPass();
+/// Replaces an If by the branch its cond takes (reduce_bodies.cpp).
+std::unique_ptr<ReducePass> makeInlineIfPass();
+/// Drops a body node whose result has an operand's type; its readers read that operand.
+std::unique_ptr<ReducePass> makeBypassInBodyPass();
 
 }  // namespace nnfuzz

@@ -11,7 +11,8 @@ namespace {
 std::vector<std::pair<NodeId, std::string>> attributesOf(const Graph& g) {
   std::vector<std::pair<NodeId, std::string>> out;
   for (NodeId id : g.nodes())
-    for (const auto& [name, value] : g.node(id).attrs) out.push_back({id, name});
+    for (const auto& [name, value] : g.node(id).attrs)
+      if (!std::holds_alternative<GraphAttr>(value)) out.push_back({id, name});  // a body is required
   return out;
 }
 

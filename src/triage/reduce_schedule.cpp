@@ -9,7 +9,8 @@
 namespace nnfuzz {
 
 std::vector<PassEntry> defaultPassTable() {
-  return {{10, makeRemoveOutputsPass},    {20, makeConstantOperandPass}, {30, makeShrinkDimsPass},
+  return {{5, makeInlineIfPass},          {8, makeBypassInBodyPass},
+          {10, makeRemoveOutputsPass},    {20, makeConstantOperandPass}, {30, makeShrinkDimsPass},
           {40, makeShrinkRanksPass},      {50, makeResetAttributesPass}, {60, makeNarrowDtypesPass},
           {70, makeSimplifyValuesPass}};
 }

@@ -30,6 +30,10 @@ std::optional<std::vector<Tensor>> runChecked(const Graph& graph, const std::vec
     std::vector<Tensor> outs;
     for (ValueId v : n.outputs) outs.emplace_back(graph.value(v).type);
     KernelArgs args{operands, n.attrs, outs};
+    std::vector<const Tensor*> captures;
+    for (ValueId v : n.captures) captures.push_back(&values[v]);
+    const BodyRunner runner = bodyRunner(captures);
+    if (!spec->bodies.empty()) args.runBody = &runner;
     spec->reference(args);
     for (Tensor& t : outs) {
       if (!allFinite(t)) return std::nullopt;
@@ -76,6 +80,7 @@ std::optional<SettledCase> settleVariant(SubCase sub) {
     sub.inputs.push_back(std::move(fed.at(v)));
   }
   for (NodeId id : g.nodes()) {
+    if (g.node(id).attrs.hasGraphs() && retypeBodies(g, id)) return std::nullopt;
     const InferResult r = inferNode(g, id);
     if (!r.ok() || r.types.size() != g.node(id).outputs.size()) return std::nullopt;
     for (size_t k = 0; k < r.types.size(); ++k) g.value(g.node(id).outputs[k]).type = r.types[k];
@@ -126,7 +131,7 @@ CaseCost caseCost(const SubCase& sub) {
     for (double x : g.value(w).data->data) plain += plainness(x);
   for (const Tensor& t : sub.inputs)
     for (double x : t.data) plain += plainness(x);
-  return {g.numNodes(), g.inputs().size(), g.outputs().size(), elements, ranks, attrs, bytes, plain};
+  return {countNodesDeep(g), g.inputs().size(), g.outputs().size(), elements, ranks, attrs, bytes, plain};
 }
 
 Tensor cornerOf(const Tensor& t, const Shape& shape) {

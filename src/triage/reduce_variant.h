@@ -30,7 +30,7 @@ std::optional<SettledCase> settleVariant(SubCase sub);
 /// FNV-1a over the text form and the runtime inputs' contents: equal cases hash equal.
 uint64_t caseHash(const SubCase& sub);
 
-/// How big a case is, compared lexicographically: operators, runtime inputs, outputs, tensor
+/// How big a case is, compared lexicographically: operators (bodies' included), runtime inputs, outputs, tensor
 /// elements, ranks, attributes, dtype bytes, then how plain the input and weight values are
 /// (0 < 1 < other small integers < anything else). Every kept change must lower it, so a
 /// reduction always ends.
