@@ -67,7 +67,8 @@ class BodyGrower {
       const auto at = static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(candidates.size()) - 1));
       const ValueId v = candidates[at];
       candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(at));
-      if (outerPool.data(v).numel() == 0) continue;
+      // Not empty, and within the rank limit (a returned outer value goes through an Identity).
+      if (outerPool.data(v).numel() == 0 || outer.value(v).type.rank() > config_.limits.maxRank) continue;
       const ValueId param = graph_.addOuter(outer.value(v).type, static_cast<uint32_t>(outerOf_.size()));
       outerOf_.push_back(v);
       pool_.add(param, outerPool.data(v));
@@ -113,6 +114,14 @@ class BodyGrower {
   }
 
   /// Results of grown nodes, newest first.
+  /// Results a scan output may stack: one rank below the limit, so the stacked value is within it.
+  std::vector<ValueId> resultsBelowRank(int maxRank) const {
+    std::vector<ValueId> out;
+    for (ValueId v : results())
+      if (graph_.value(v).type.rank() < maxRank) out.push_back(v);
+    return out;
+  }
+
   std::vector<ValueId> results() const {
     std::vector<ValueId> out;
     const auto order = graph_.nodes();
@@ -281,9 +290,9 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   ValueId carriedOut = body.newestOfType(carriedType);
   if (carriedOut == kNoValue) carriedOut = carried;
   std::vector<ValueId> outputs{condIn, carriedOut};
-  if (rng.bernoulli(0.6)) {  // a scan output: the loop must run all M iterations
-    const std::vector<ValueId> made = body.results();
-    outputs.push_back(made[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(made.size()) - 1))]);
+  const std::vector<ValueId> stackable = body.resultsBelowRank(config.limits.maxRank);
+  if (!stackable.empty() && rng.bernoulli(0.6)) {  // a scan output: the loop must run all M iterations
+    outputs.push_back(stackable[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(stackable.size()) - 1))]);
   } else if (rng.bernoulli(0.5)) {  // a condition: go on while iteration < c
     const ValueId c = body.builder().weight(scalar(DType::Int64, static_cast<double>(rng.uniformInt(0, trips - 1))));
     auto less = body.builder().append("Less", {iter, c}, {});
@@ -330,9 +339,9 @@ bool buildScan(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   attrs.setInt("num_scan_inputs", 1);
   if (axis != 0 || rng.bernoulli(0.3)) attrs.setInts("scan_input_axes", {rng.bernoulli(0.3) ? axis - xType.rank() : axis});
   if (reverse) attrs.setInts("scan_input_directions", {1});
-  if (rng.bernoulli(0.8)) {
-    const std::vector<ValueId> made = body.results();
-    const ValueId element = made[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(made.size()) - 1))];
+  const std::vector<ValueId> stackable = body.resultsBelowRank(config.limits.maxRank);
+  if (!stackable.empty() && rng.bernoulli(0.8)) {
+    const ValueId element = stackable[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(stackable.size()) - 1))];
     outputs.push_back(element);
     const int rank = body.graph().value(element).type.rank();
     const auto outAxis = rng.uniformInt(0, rank);
