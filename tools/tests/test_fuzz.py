@@ -310,9 +310,10 @@ def test_your_engines_unsupported_patterns_come_from_the_backends_file(nnfuzz, t
 
 def test_a_backend_without_a_template_is_reproduced_through_its_worker(nnfuzz, tmp_path):
     out = tmp_path / "camp"
-    nnfuzz("fuzz", "--backends-file", buggy_backends(tmp_path), "--backends", "buggy", "-n", 3, "--minutes", 0,
+    nnfuzz("fuzz", "--backends-file", buggy_backends(tmp_path), "--backends", "buggy", "-n", 6, "--minutes", 0,
            "-o", out)
-    bundles = sorted((out / "bugs").iterdir())
+    # A wrong result of mode opt (an operator onnx's evaluator lacks fails in both modes: an MCF).
+    bundles = sorted(p for p in (out / "bugs").iterdir() if "-dcf-" in p.name)
     assert bundles
     facts = json.loads((bundles[0] / "repro.py").read_text().split('BUG = json.loads(r"""')[1].split('""")')[0])
     assert facts["worker"]["command"][-1].endswith("buggy_worker.py")
