@@ -87,18 +87,9 @@ class BodyGrower {
       std::vector<const TensorType*> types;
       for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
       if (config_.avoids(spec, types, inst.attrs)) continue;
-      std::vector<Tensor> fresh(inst.operands.size());
-      std::vector<const Tensor*> data(inst.operands.size(), nullptr);
-      for (size_t k = 0; k < inst.operands.size(); ++k) {
-        const Operand& op = inst.operands[k];
-        if (op.omitted) continue;
-        if (op.existing != kNoValue) {
-          data[k] = &pool_.data(op.existing);
-          continue;
-        }
-        fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng_);
-        data[k] = &fresh[k];
-      }
+      std::vector<Tensor> fresh;
+      std::vector<const Tensor*> data;
+      operandContents(inst, pool_, rng_, fresh, data);
       std::vector<Tensor> results = evalOp(spec, data, inst.attrs, inst.outputTypes);
       if (!usableResults(spec, data, inst.attrs, results)) continue;
       std::vector<ValueId> operands(inst.operands.size(), kNoValue);

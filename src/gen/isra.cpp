@@ -181,19 +181,7 @@ class IsraGen : public Generator {
         continue;
       }
 
-      // Concrete operands: reused values' data, or fresh data in the operand's range.
-      fresh.assign(inst.operands.size(), Tensor());
-      operandData.assign(inst.operands.size(), nullptr);
-      for (size_t k = 0; k < inst.operands.size(); ++k) {
-        const Operand& op = inst.operands[k];
-        if (op.omitted) continue;
-        if (op.existing != kNoValue) {
-          operandData[k] = &pool.data(op.existing);
-          continue;
-        }
-        fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng);
-        operandData[k] = &fresh[k];
-      }
+      operandContents(inst, pool, rng, fresh, operandData);
       if (caffe_) {  // weights are known before evaluation: user-set contents apply
         caffeWeightKinds(g, spec, inst, config_.weightRate, rng, caffeWeights);
         if (!config_.weightFill.empty()) fillWeights(config_.weightFill, spec.name, inst, caffeWeights, fresh, rng);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "interp/values.h"
+
 namespace nnfuzz {
 
 void ValuePool::add(ValueId id, Tensor data) {
@@ -46,6 +48,22 @@ ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& ac
   }
   if (candidates_.empty()) return kNoValue;
   return candidates_[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(candidates_.size()) - 1))];
+}
+
+void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, std::vector<Tensor>& fresh,
+                     std::vector<const Tensor*>& data) {
+  fresh.assign(inst.operands.size(), Tensor());
+  data.assign(inst.operands.size(), nullptr);
+  for (size_t k = 0; k < inst.operands.size(); ++k) {
+    const Operand& op = inst.operands[k];
+    if (op.omitted) continue;
+    if (op.existing != kNoValue) {
+      data[k] = &pool.data(op.existing);
+      continue;
+    }
+    fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng);
+    data[k] = &fresh[k];
+  }
 }
 
 }  // namespace nnfuzz

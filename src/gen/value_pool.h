@@ -47,4 +47,10 @@ class ValuePool : public OperandSource {
   std::vector<ValueId> candidates_;  // scratch
 };
 
+/// The contents of an instantiation's operands (`data`, by position; omitted ones null): a
+/// reused value's data from the pool, else fresh data (its constant, or sampled in its range),
+/// kept in `fresh`.
+void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, std::vector<Tensor>& fresh,
+                     std::vector<const Tensor*>& data);
+
 }  // namespace nnfuzz
