@@ -47,7 +47,8 @@ int fillOperatorTier(CorpusDb& db, uint64_t seed) {
   const GenConfig base = defaultConfig();
   int added = 0;
   for (const OpSpec* spec : allOps()) {
-    if (!usableUnder(*spec, base.limits)) continue;
+    // A control-flow node alone has no operators to grow its bodies from: not one operator.
+    if (!usableUnder(*spec, base.limits) || !spec->bodies.empty()) continue;
     GenConfig c = base;
     c.ops = {spec};
     c.opWeights = {1.0};
