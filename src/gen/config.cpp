@@ -161,6 +161,8 @@ void validateConfig(const GenConfig& c) {
   if (c.format != "onnx" && c.generator != "isra")
     throw Error("format " + c.format + " needs the isra generator (only it draws Caffe-expressible models)");
   if (c.minOps < 1) throw Error("min_ops must be >= 1, got " + std::to_string(c.minOps));
+  if (!c.ops.empty() && std::all_of(c.ops.begin(), c.ops.end(), [](const OpSpec* op) { return !op->bodies.empty(); }))
+    throw Error("ops holds only control-flow operators (If, Loop, Scan): their bodies need other operators");
   if (c.minOps > c.maxOps)
     throw Error("min_ops (" + std::to_string(c.minOps) + ") is greater than max_ops (" + std::to_string(c.maxOps) + ")");
   // Generation and evaluation grow faster than linearly with size: 3,000 operators take half a

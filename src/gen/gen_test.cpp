@@ -106,6 +106,7 @@ TEST(Config, BadConfigsGiveOneLineErrors) {
     return "";
   };
   EXPECT_NE(message(R"({"ops": {"Frobnicate": 1}})").find("Frobnicate"), std::string::npos);
+  EXPECT_NE(message(R"({"ops": {"If": 1, "Loop": 1}})").find("only control-flow"), std::string::npos);
   EXPECT_NE(message(R"({"min_ops": 9, "max_ops": 3})").find("greater than max_ops"), std::string::npos);
   EXPECT_NE(message(R"({"max_ops": "ten"})").find("max_ops"), std::string::npos);
   EXPECT_NE(message(R"({"colour": 1})").find("colour"), std::string::npos);
