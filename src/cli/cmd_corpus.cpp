@@ -104,4 +104,11 @@ void addCorpusCommand(CLI::App& app) {
   replay->callback([f] { runReplay(*f); });
 }
 
+void addBugsToCorpus(const std::filesystem::path& campaign, const std::string& corpusPath) {
+  const std::string path = corpusPath.empty() ? (campaign / "corpus.db").string() : corpusPath;
+  CorpusDb corpus(path);
+  const int added = importCampaignBugs(corpus, campaign);
+  if (added > 0) fmt::print("corpus: {} bug{} added to tier 3 of {}\n", added, added == 1 ? "" : "s", path);
+}
+
 }  // namespace nnfuzz::cli

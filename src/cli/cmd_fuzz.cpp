@@ -10,8 +10,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/graph_flags.h"
-#include "corpus/corpus_db.h"
-#include "corpus/tiers.h"
 
 namespace nnfuzz::cli {
 
@@ -58,13 +56,7 @@ void runFuzz(FuzzFlags& f) {
   const campaign::CampaignResult result = campaign::runCampaign(o);
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);
-  if (!f.noCorpus) {
-    // Tier 3 of the regression corpus: every bug bundle of this campaign not yet in it.
-    const std::string path = f.corpus.empty() ? (o.out / "corpus.db").string() : f.corpus;
-    CorpusDb corpus(path);
-    const int added = importCampaignBugs(corpus, o.out);
-    if (added > 0) fmt::print("corpus: {} bug{} added to tier 3 of {}\n", added, added == 1 ? "" : "s", path);
-  }
+  if (!f.noCorpus) addBugsToCorpus(o.out, f.corpus);
   if (result.stopped) {
     fmt::print("interrupted: the campaign stopped on a signal; continue it with --resume\n");
     exitCode() = 130;

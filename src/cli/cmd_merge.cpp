@@ -3,8 +3,6 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "corpus/corpus_db.h"
-#include "corpus/tiers.h"
 #include "store/campaign_merge.h"
 
 namespace nnfuzz::cli {
@@ -25,12 +23,8 @@ void addMergeCommand(CLI::App& app) {
     for (const std::string& note : m.notes) fmt::print("note: {}\n", note);
     fmt::print("merged {} shards into {}: {} tests, {} results, {} unique bugs\n", m.shards, *out, m.tests, m.results,
                m.bugs);
-    if (*noCorpus) return;
     // Tier 3 as the unsharded campaign would have it: the merged bundles, one per signature.
-    const std::string path = corpus->empty() ? (std::filesystem::path(*out) / "corpus.db").string() : *corpus;
-    CorpusDb db(path);
-    const int added = importCampaignBugs(db, *out);
-    if (added > 0) fmt::print("corpus: {} bug{} added to tier 3 of {}\n", added, added == 1 ? "" : "s", path);
+    if (!*noCorpus) addBugsToCorpus(*out, *corpus);
   });
 }
 
