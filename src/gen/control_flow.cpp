@@ -179,10 +179,12 @@ struct NodeOperand {
   ValueId existing = kNoValue;
   Tensor fresh;
   bool input = false;
+  bool omitted = false;
 };
-NodeOperand existing(ValueId v) { return {v, {}, false}; }
-NodeOperand freshWeight(Tensor t) { return {kNoValue, std::move(t), false}; }
-NodeOperand freshInput(Tensor t) { return {kNoValue, std::move(t), true}; }
+NodeOperand existing(ValueId v) { return {v, {}, false, false}; }
+NodeOperand freshWeight(Tensor t) { return {kNoValue, std::move(t), false, false}; }
+NodeOperand freshInput(Tensor t) { return {kNoValue, std::move(t), true, false}; }
+NodeOperand omitted() { return {kNoValue, {}, false, true}; }
 
 // Evaluates the finished node and commits it when its results are usable.
 bool commitNode(const OpSpec& spec, EvalBuilder& builder, std::vector<NodeOperand> operands, Attributes attrs,
@@ -192,6 +194,12 @@ bool commitNode(const OpSpec& spec, EvalBuilder& builder, std::vector<NodeOperan
   std::vector<const TensorType*> types;
   std::vector<const Tensor*> constants, data, captured;
   for (const NodeOperand& op : operands) {
+    if (op.omitted) {
+      types.push_back(nullptr);
+      data.push_back(nullptr);
+      constants.push_back(nullptr);
+      continue;
+    }
     const bool fresh = op.existing == kNoValue;
     types.push_back(fresh ? &op.fresh.type : &g.value(op.existing).type);
     data.push_back(fresh ? &op.fresh : &pool.data(op.existing));
@@ -212,7 +220,7 @@ bool commitNode(const OpSpec& spec, EvalBuilder& builder, std::vector<NodeOperan
   if (!usableResults(spec, data, attrs, results)) return false;
   std::vector<ValueId> ids;
   for (NodeOperand& op : operands) {
-    if (op.existing != kNoValue) ids.push_back(op.existing);
+    if (op.existing != kNoValue || op.omitted) ids.push_back(op.existing);
     else ids.push_back(op.input ? builder.input(std::move(op.fresh)) : builder.weight(std::move(op.fresh)));
   }
   builder.commit(spec.name, std::move(ids), std::move(attrs), inferred.types, std::move(results), std::move(captures));
@@ -280,11 +288,15 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   if (body.grow(bodySize(rng)) == 0) return false;
   ValueId carriedOut = body.newestOfType(carriedType);
   if (carriedOut == kNoValue) carriedOut = carried;
+  // The forms exporters write: M and cond; M alone (cond omitted: a for loop); cond alone
+  // (M omitted: a while loop, which only the body's condition ends, so it has no scan outputs).
+  const double form = rng.uniformReal(0, 1);
+  const bool withoutM = form < 0.2, withoutCond = form >= 0.2 && form < 0.35;
   std::vector<ValueId> outputs{condIn, carriedOut};
   const std::vector<ValueId> stackable = body.resultsBelowRank(config.limits.maxRank);
-  if (!stackable.empty() && rng.bernoulli(0.6)) {  // a scan output: the loop must run all M iterations
+  if (!withoutM && !stackable.empty() && rng.bernoulli(0.6)) {  // a scan output: the loop must run all M iterations
     outputs.push_back(stackable[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(stackable.size()) - 1))]);
-  } else if (rng.bernoulli(0.5)) {  // a condition: go on while iteration < c
+  } else if (withoutM || rng.bernoulli(0.5)) {  // a condition: go on while iteration < c
     const ValueId c = body.builder().weight(scalar(DType::Int64, static_cast<double>(rng.uniformInt(0, trips - 1))));
     auto less = body.builder().append("Less", {iter, c}, {});
     if (!less) return false;
@@ -293,8 +305,8 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   body.graph().setOutputs(outputs);
   std::vector<ValueId> captures = bindCaptures({&body});
   std::vector<NodeOperand> operands;
-  operands.push_back(freshWeight(scalar(DType::Int64, static_cast<double>(trips))));
-  operands.push_back(freshWeight(scalar(DType::Bool, 1)));
+  operands.push_back(withoutM ? omitted() : freshWeight(scalar(DType::Int64, static_cast<double>(trips))));
+  operands.push_back(withoutCond ? omitted() : freshWeight(scalar(DType::Bool, 1)));
   operands.push_back(std::move(initOp));
   Attributes attrs;
   attrs.setGraph("body", GraphAttr(std::move(body.graph())));

@@ -22,7 +22,7 @@ TEST(ControlFlowGen, DefaultConfigMakesValidIfLoopAndScan) {
   c.minOps = 1;
   c.maxOps = 30;
   validateConfig(c);
-  std::map<std::string, int> models, bodyNodes;
+  std::map<std::string, int> models, bodyNodes, loopForms;
   int withControlFlow = 0;
   for (uint64_t i = 0; i < 150; ++i) {
     const GeneratedCase k = generateCase(c, i);
@@ -38,10 +38,15 @@ TEST(ControlFlowGen, DefaultConfigMakesValidIfLoopAndScan) {
           bodyNodes[n.op] += static_cast<int>(countNodesDeep(body->graph()));
           for (NodeId inner : body->graph().nodes()) EXPECT_TRUE(findOp(body->graph().node(inner).op)->bodies.empty());
         }
-      if (n.op == "Loop") {
+      if (n.op == "Loop" && n.inputs[0] == kNoValue) {
+        ++loopForms["without M"];
+        for (size_t out = 0; out < n.outputs.size(); ++out)  // no scan outputs: only carried values
+          EXPECT_EQ(k.graph.value(n.outputs[out]).type, k.graph.value(n.inputs[2 + out]).type) << "case " << i;
+      } else if (n.op == "Loop") {
         const double m = k.graph.value(n.inputs[0]).data->data[0];
         EXPECT_GE(m, 1);
         EXPECT_LE(m, 3);
+        ++loopForms[n.inputs[1] == kNoValue ? "without cond" : "with M and cond"];
       }
     }
     withControlFlow += any;
@@ -54,6 +59,7 @@ TEST(ControlFlowGen, DefaultConfigMakesValidIfLoopAndScan) {
     EXPECT_GT(models[op], 3) << op;
     EXPECT_GT(bodyNodes[op], models[op]) << op << ": bodies should hold more than one operator on average";
   }
+  for (const char* form : {"without M", "without cond", "with M and cond"}) EXPECT_GE(loopForms[form], 1) << form;
 }
 
 // Golden text: a fixed seed and a small op set with If, Loop and Scan. Regenerate with

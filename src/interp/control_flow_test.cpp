@@ -82,6 +82,49 @@ TEST(ControlFlow, LoopConditionStopsEarlyWithoutScanOutputs) {
   EXPECT_EQ(runGraph(g, {f32({2}, {1, 3})})[0].data, (std::vector<double>{4, 12}));
 }
 
+TEST(ControlFlow, LoopWithoutTripCountRunsWhileTheConditionHolds) {
+  // M omitted: the loop runs until cond_out = i < 2 is false (i = 0, 1, 2), so x doubles 3 times.
+  Graph g = parseGraph(R"(graph {
+  %0 = input f32[2]
+  %1 = weight bool[] [1]
+  %2 = Loop(_, %1, %0) {body=graph {
+    %3 = input i64[]
+    %4 = input bool[]
+    %5 = input f32[2]
+    %6 = weight i64[] [2]
+    %7 = Less(%3, %6) : bool[]
+    %8 = Add(%5, %5) : f32[2]
+    return %7, %8
+  }} : f32[2]
+  return %2
+}
+)");
+  ASSERT_EQ(verifyGraph(g), std::nullopt);
+  EXPECT_EQ(runGraph(g, {f32({2}, {1, 3})})[0].data, (std::vector<double>{8, 24}));
+}
+
+TEST(ControlFlow, LoopWithoutTripCountHasNoScanOutputs) {
+  // A scan output's length is the iteration count, which is unknown without M.
+  Graph g = parseGraph(R"(graph {
+  %0 = input f32[2]
+  %1 = weight bool[] [1]
+  %2, %3 = Loop(_, %1, %0) {body=graph {
+    %4 = input i64[]
+    %5 = input bool[]
+    %6 = input f32[2]
+    %7 = weight i64[] [2]
+    %8 = Less(%4, %7) : bool[]
+    %9 = Add(%6, %6) : f32[2]
+    return %8, %9, %9
+  }} : f32[2], f32[3,2]
+  return %2, %3
+}
+)");
+  const auto problem = verifyGraph(g);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_NE(problem->find("scan output"), std::string::npos) << *problem;
+}
+
 TEST(ControlFlow, LoopRefusesScanOutputsCutShortByTheCondition) {
   std::string text = kLoop;
   text.replace(text.find("return %6, %12, %12"), 19, "%13 = Not(%6) : bool[]\n    return %13, %12, %12");

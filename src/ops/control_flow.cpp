@@ -4,11 +4,12 @@
 // Static typing, the one place nnfuzz is stricter than ONNX:
 //  - If: both branches give the same number of outputs of equal types (ONNX merges
 //    differing shapes into a dynamic one).
-//  - Loop: M (the trip count) is required and constant. Loop-carried values keep their
+//  - Loop: M (the trip count) is constant when given. Loop-carried values keep their
 //    types. A scan output stacks one element per iteration, so its leading dim is the
 //    number of iterations, which inference takes to be M (0 when a constant cond input is
 //    false); the kernel refuses (Error) a loop with scan outputs whose condition stops it
-//    earlier. Without scan outputs the condition may stop the loop at any iteration.
+//    earlier, and a loop without M has no scan outputs. Without scan outputs the condition
+//    may stop the loop at any iteration.
 //  - Scan: every scan input has the same length along its scan axis.
 // Bodies' formal inputs are typed as ONNX's inference types them (Loop: iteration number
 // i64[] and condition bool[], then the carried values; Scan: states, then one slice of
@@ -142,11 +143,12 @@ Tensor sampleTripCount(Rng& rng, const Limits&) {
 
 InferResult inferLoop(const InferArgs& args) {
   if (auto e = unknownAttribute(args.attrs, {"body"}); !e.empty()) return InferResult::fail(e);
-  const TensorType& m = *args.inputs[0];
-  if (m.dtype != DType::Int64 || m.numel() != 1) return InferResult::fail("M must be one int64");
-  const int64_t tripCount = static_cast<int64_t>(args.constants[0]->data[0]);
-  if (tripCount < 0 || tripCount > kMaxIterations) return InferResult::fail("M is out of range");
-  int64_t iterations = tripCount;
+  int64_t iterations = -1;  // unknown without M: the condition alone ends the loop
+  if (const TensorType* m = args.inputs[0]) {
+    if (m->dtype != DType::Int64 || m->numel() != 1) return InferResult::fail("M must be one int64");
+    iterations = static_cast<int64_t>(args.constants[0]->data[0]);
+    if (iterations < 0 || iterations > kMaxIterations) return InferResult::fail("M is out of range");
+  }
   const bool hasCond = args.inputs.size() > 1 && args.inputs[1];
   if (hasCond) {
     const TensorType& cond = *args.inputs[1];
@@ -171,6 +173,8 @@ InferResult inferLoop(const InferArgs& args) {
       return InferResult::fail("loop-carried value " + std::to_string(k) + " changes type in the body");
     r.types.push_back(formals[2 + k]);
   }
+  if (iterations < 0 && outs.size() > 1 + carried)
+    return InferResult::fail("without M, a scan output's length (the iteration count) is unknown");
   for (size_t k = 1 + carried; k < outs.size(); ++k) r.types.push_back(withAxis(outs[k], 0, iterations));
   return r;
 }
@@ -375,6 +379,7 @@ const OpSpec& opLoop() {
     s.dtypes = {DType::Int64};
     s.maxRank = 1;
     s.constantInputs = 0b1;
+    s.firstOptional = true;
     s.sampleConstantFirst = sampleTripCount;
     s.nextInput = loopInput;
     s.bodies = {"body"};

@@ -12,10 +12,10 @@ InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& 
   if (arity < spec.minInputs || arity > spec.maxInputs)
     return InferResult::fail(std::string(spec.name) + " takes " + std::to_string(spec.minInputs) + ".." +
                              std::to_string(spec.maxInputs) + " inputs, got " + std::to_string(arity));
-  if (!inputs[0]) return InferResult::fail(std::string(spec.name) + " input 0 is required");
-  if (!opsupport::contains(spec.dtypes, inputs[0]->dtype))
+  if (!inputs[0] && !spec.firstOptional) return InferResult::fail(std::string(spec.name) + " input 0 is required");
+  if (inputs[0] && !opsupport::contains(spec.dtypes, inputs[0]->dtype))
     return InferResult::fail(std::string(spec.name) + " does not take " + std::string(dtypeName(inputs[0]->dtype)));
-  if (inputs[0]->rank() < spec.minRank || inputs[0]->rank() > spec.maxRank)
+  if (inputs[0] && (inputs[0]->rank() < spec.minRank || inputs[0]->rank() > spec.maxRank))
     return InferResult::fail(std::string(spec.name) + " does not take rank " + std::to_string(inputs[0]->rank()));
   for (int i = 0; i < arity; ++i)
     if (inputs[static_cast<size_t>(i)] && spec.isConstantInput(i) && !constants[static_cast<size_t>(i)])

@@ -160,6 +160,8 @@ struct OpSpec {
   std::vector<DType> dtypes;         ///< dtypes of the first input
   int minRank = 0, maxRank = 5;      ///< rank of the first input
   uint32_t constantInputs = 0;  ///< bit i: operand i must be a weight (shape-like argument)
+  /// Operand 0 may be omitted (only Loop's M in ONNX); dtypes and ranks then check nothing.
+  bool firstOptional = false;
   /// Bit i: result i is optional in the schema. An unused optional result that is no graph
   /// output is exported as an empty name (absent), and generators may leave it so.
   uint32_t optionalOutputs = 0;
