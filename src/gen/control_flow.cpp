@@ -19,6 +19,9 @@ namespace {
 /// Most outer values a body is offered (it keeps those it reads).
 constexpr int kMaxOffered = 4;
 
+/// How much likelier an If, Loop or Scan is inside a body than in the model.
+constexpr double kNestedControlFlowBoost = 8;
+
 Tensor scalar(DType dtype, double v) { return Tensor(TensorType{dtype, {}}, {v}); }
 
 Tensor sliceAt(const Tensor& t, int axis, int64_t index) {
@@ -80,6 +83,10 @@ class BodyGrower {
     int added = 0;
     for (int attempt = 0; attempt < 20 * count && added < count && !ops_.ops.empty(); ++attempt) {
       const OpSpec& spec = *ops_.ops[rng_.weighted(ops_.weights)];
+      if (!spec.bodies.empty()) {  // nested control flow, over this body's values
+        added += buildControlFlow(spec, builder_, config_, *ops_.nested.at(&spec), rng_) ? 1 : 0;
+        continue;
+      }
       Instantiation inst = instantiateOp(spec, rng_, config_.limits, &pool_, config_.pickingRate);
       if (!inst.ok()) continue;
       if (std::any_of(inst.outputTypes.begin(), inst.outputTypes.end(), [](const TensorType& t) { return t.numel() == 0; }))
@@ -359,13 +366,22 @@ bool buildScan(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
 
 }  // namespace
 
-BodyOps bodyOpsFor(const OpSpec& op, const std::vector<const OpSpec*>& all, const std::vector<double>& weights) {
+BodyOps bodyOpsFor(const OpSpec& op, const std::vector<const OpSpec*>& all, const std::vector<double>& weights,
+                   bool repeated, int level) {
+  repeated = repeated || op.name != "If";
   BodyOps out;
   for (size_t i = 0; i < all.size(); ++i) {
-    if (!all[i]->bodies.empty()) continue;
-    if (op.name != "If" && all[i]->unstable) continue;
-    out.ops.push_back(all[i]);
-    out.weights.push_back(weights[i]);
+    const OpSpec& inner = *all[i];
+    if (!inner.bodies.empty()) {
+      if (level >= kMaxNesting) continue;
+      out.nested[&inner] = std::make_shared<const BodyOps>(bodyOpsFor(inner, all, weights, repeated, level + 1));
+    } else if (repeated && inner.unstable) {
+      continue;
+    }
+    out.ops.push_back(&inner);
+    // Nested control flow is a bug class of its own; at the model's weights a body of 1..3
+    // operators would hold it in fewer than 1 of 200 models.
+    out.weights.push_back(weights[i] * (inner.bodies.empty() ? 1.0 : kNestedControlFlowBoost));
   }
   return out;
 }

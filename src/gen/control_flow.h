@@ -5,14 +5,18 @@
 // (instantiateOp in Isra's order, every operation evaluated as it is appended, unusable
 // ones drawn again) over a pool of the body's own: its formal inputs, holding the values
 // of the first run, and outer parameters for a few of the model's values (those the body
-// reads become the node's captures; the others are dropped). Bodies hold no control flow
-// of their own. Trip counts are small constants (Loop's M in 1..3, Scan's length a dim
-// of the limits); a Loop without scan outputs may stop early on a condition it computes
-// (iteration number < c). Loop and Scan bodies take only operators without stability
-// checks, since a body runs on values the builder sees only for the first run; the whole
-// node is evaluated before it is committed and dropped if any result is unusable.
+// reads become the node's captures; the others are dropped). A body may hold control flow
+// of its own, one level deep (kMaxNesting), which reads the enclosing body's values.
+// Trip counts are small constants (Loop's M in 1..3, Scan's length a dim of the limits);
+// a Loop without scan outputs may stop early on a condition it computes (iteration
+// number < c). Bodies that run more than once (Loop and Scan, and anything nested in
+// them) take only operators without stability checks, since a body runs on values the
+// builder sees only for the first run; the whole node is evaluated before it is committed
+// and dropped if any result is unusable.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "gen/config.h"
@@ -20,15 +24,22 @@
 
 namespace nnfuzz {
 
+/// Control-flow nodes nest at most this deep (a model's If, Loop or Scan is level 1).
+inline constexpr int kMaxNesting = 2;
+
 /// Operators a body may hold, with their weights (parallel lists).
 struct BodyOps {
   std::vector<const OpSpec*> ops;
   std::vector<double> weights;
+  /// For each control-flow op in `ops`: what its own bodies may hold.
+  std::map<const OpSpec*, std::shared_ptr<const BodyOps>> nested;
 };
 
-/// The ops of `all` (with `weights`) that bodies of `op` may hold: no bodies of their own,
-/// and for Loop and Scan no stability check.
-BodyOps bodyOpsFor(const OpSpec& op, const std::vector<const OpSpec*>& all, const std::vector<double>& weights);
+/// The ops of `all` (with `weights`) that bodies of `op` may hold: control flow only above
+/// kMaxNesting, and no stability check in a body that runs more than once (Loop, Scan, or
+/// anything inside them: `repeated`).
+BodyOps bodyOpsFor(const OpSpec& op, const std::vector<const OpSpec*>& all, const std::vector<double>& weights,
+                   bool repeated = false, int level = 1);
 
 /// Most operators grown in one body.
 inline constexpr int kMaxBodyOps = 3;

@@ -23,8 +23,8 @@ TEST(ControlFlowGen, DefaultConfigMakesValidIfLoopAndScan) {
   c.maxOps = 30;
   validateConfig(c);
   std::map<std::string, int> models, bodyNodes, loopForms;
-  int withControlFlow = 0;
-  for (uint64_t i = 0; i < 150; ++i) {
+  int withControlFlow = 0, nested = 0;
+  for (uint64_t i = 0; i < 400; ++i) {
     const GeneratedCase k = generateCase(c, i);
     ASSERT_EQ(verifyGraph(k.graph), std::nullopt) << "case " << i << "\n" << printGraph(k.graph);
     bool any = false;
@@ -36,7 +36,18 @@ TEST(ControlFlowGen, DefaultConfigMakesValidIfLoopAndScan) {
       for (const auto& [name, value] : n.attrs)
         if (const auto* body = std::get_if<GraphAttr>(&value)) {
           bodyNodes[n.op] += static_cast<int>(countNodesDeep(body->graph()));
-          for (NodeId inner : body->graph().nodes()) EXPECT_TRUE(findOp(body->graph().node(inner).op)->bodies.empty());
+          for (NodeId inner : body->graph().nodes()) {
+            const Node& innerNode = body->graph().node(inner);
+            if (findOp(innerNode.op)->bodies.empty()) continue;
+            ++nested;  // one level only: the nested node's bodies hold no control flow
+            for (const auto& [innerName, innerValue] : innerNode.attrs) {
+              const auto* innerBody = std::get_if<GraphAttr>(&innerValue);
+              if (!innerBody) continue;
+              for (NodeId deepest : innerBody->graph().nodes()) {
+                EXPECT_TRUE(findOp(innerBody->graph().node(deepest).op)->bodies.empty()) << "case " << i;
+              }
+            }
+          }
         }
       if (n.op == "Loop" && n.inputs[0] == kNoValue) {
         ++loopForms["without M"];
@@ -54,12 +65,13 @@ TEST(ControlFlowGen, DefaultConfigMakesValidIfLoopAndScan) {
       EXPECT_EQ(runGraph(k.graph, k.inputs), k.outputs) << "case " << i;
     }
   }
-  EXPECT_GT(withControlFlow, 15);
+  EXPECT_GT(withControlFlow, 40);
   for (const char* op : {"If", "Loop", "Scan"}) {
     EXPECT_GT(models[op], 3) << op;
     EXPECT_GT(bodyNodes[op], models[op]) << op << ": bodies should hold more than one operator on average";
   }
   for (const char* form : {"without M", "without cond", "with M and cond"}) EXPECT_GE(loopForms[form], 1) << form;
+  EXPECT_GE(nested, 3) << "control flow inside bodies";
 }
 
 // Golden text: a fixed seed and a small op set with If, Loop and Scan. Regenerate with
