@@ -39,15 +39,33 @@ bool ValuePool::within(ValueId id, const ValueRange& r) const {
 ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
                                 const std::function<ValueRange(const TensorType&)>& rangeOf) {
   candidates_.clear();
+  wideCandidates_.clear();
   for (ValueId id : ids_) {
     if (!graph_.value(id).alive) continue;  // a rolled-back node's result
     const TensorType& type = graph_.value(id).type;
     if (!accepts(type)) continue;
-    if (!within(id, rangeOf(type))) continue;
+    const ValueRange range = rangeOf(type);
+    if (!within(id, range)) continue;
     candidates_.push_back(id);
+    if (asksBeyondDefault(type, range) && reachesBeyondDefault(id)) wideCandidates_.push_back(id);
   }
   if (candidates_.empty()) return kNoValue;
-  return candidates_[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(candidates_.size()) - 1))];
+  // An operand whose band is wider than the default one (a saturating activation's
+  // [-20, 20]) gets, half the time, a value that reaches past the default band: most pool
+  // values lie within it, and reuse alone would keep such operators out of saturation.
+  const std::vector<ValueId>& from = !wideCandidates_.empty() && rng_.bernoulli(0.5) ? wideCandidates_ : candidates_;
+  return from[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(from.size()) - 1))];
+}
+
+bool ValuePool::asksBeyondDefault(const TensorType& type, const ValueRange& range) {
+  // A bounded band only: "anything" (a control-flow operand) asks for no wide values.
+  return range.hi > defaultRange(type.dtype).hi && range.hi <= kWidestBand;
+}
+
+bool ValuePool::reachesBeyondDefault(ValueId id) const {
+  const Summary& s = summaries_[id];
+  const double band = defaultRange(graph_.value(id).type.dtype).hi;
+  return std::max(std::abs(s.min), std::abs(s.max)) > 2 * band;
 }
 
 void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, std::vector<Tensor>& fresh,

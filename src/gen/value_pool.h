@@ -29,6 +29,8 @@ class ValuePool : public OperandSource {
   /// True if the value's contents lie in `range` (always for bool values).
   bool within(ValueId id, const ValueRange& range) const;
 
+  /// A random offered value of an accepted type within its range; for a range wider than
+  /// the dtype's default band, half the time one whose elements reach past twice that band.
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
                        const std::function<ValueRange(const TensorType&)>& rangeOf) override;
   const TensorType& typeOf(ValueId value) const override { return graph_.value(value).type; }
@@ -45,6 +47,12 @@ class ValuePool : public OperandSource {
   std::vector<Tensor> data_;         // by value id
   std::vector<Summary> summaries_;   // by value id
   std::vector<ValueId> candidates_;  // scratch
+  std::vector<ValueId> wideCandidates_;  // scratch: candidates past the default band
+
+  /// Widest band that counts as one (wider: the operand takes anything).
+  static constexpr double kWidestBand = 1e6;
+  static bool asksBeyondDefault(const TensorType& type, const ValueRange& range);
+  bool reachesBeyondDefault(ValueId id) const;
 };
 
 /// The contents of an instantiation's operands (`data`, by position; omitted ones null): a

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gen/generator.h"
 #include "interp/interpreter.h"
 
 namespace nnfuzz::search {
@@ -39,6 +40,25 @@ TEST(ValueRanges, CountsNodesWithLargeTinyZeroAndNegativeElements) {
   EXPECT_EQ(twice.operands().at({"Sigmoid", 0}).large, 2);
   EXPECT_NE(ranges.format().find("Sigmoid"), std::string::npos);
   EXPECT_EQ(ranges.toJson().size(), ranges.operands().size());
+}
+
+// Issue 14's bar: with the default config, at least a fifth of the nodes of each saturating
+// activation see an input with |x| > 4 (reuse used to keep them within [-2, 2]: 0%).
+TEST(ValueRanges, DefaultModelsDriveActivationsIntoSaturation) {
+  GenConfig c = defaultConfig();
+  c.seed = 1;
+  validateConfig(c);
+  ValueRanges ranges;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const GeneratedCase k = generateCase(c, i);
+    ranges.add(k.graph, runGraphAll(k.graph, k.inputs));
+  }
+  for (const char* op : {"Sigmoid", "Tanh", "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Elu", "Selu", "Celu",
+                         "Erf"}) {
+    const OperandValues& x = ranges.operands().at({op, 0});
+    ASSERT_GT(x.nodes, 50) << op;
+    EXPECT_GE(x.large, x.nodes / 5) << op << ": " << x.large << " of " << x.nodes << " nodes saw |x| > 4";
+  }
 }
 
 }  // namespace
