@@ -7,12 +7,15 @@
 //    still checks (feedback-directed, like Randoop).
 // Checking node by node in topological order is the same as checking the finished graph,
 // so declgen stops drawing at the first invalid node.
+#include <limits>
+
 #include "gen/generators.h"
 #include "interp/interpreter.h"
 #include "interp/values.h"
 #include "ops/common.h"
 #include "ops/infer_node.h"
 #include "ops/instantiate.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 
@@ -166,7 +169,19 @@ class BlindGen : public Generator {
     g.setOutputs(outputs);
     for (ValueId v : g.inputs()) out.inputs.push_back(sampleTensor(g.value(v).type, defaultRange(g.value(v).type.dtype), rng));
     if (outputs.empty()) return;
-    out.outputs = runGraph(g, out.inputs);
+    try {
+      out.outputs = runGraph(g, out.inputs);
+    } catch (const Error&) {
+      // Undefined on these values (a runtime index out of range): flagged as a non-finite
+      // result is (NaN where the dtype has it), since the baselines know no value domains.
+      out.outputs.clear();
+      for (ValueId v : outputs) {
+        Tensor t(g.value(v).type);
+        if (isFloat(t.type.dtype)) std::fill(t.data.begin(), t.data.end(), std::numeric_limits<double>::quiet_NaN());
+        out.outputs.push_back(std::move(t));
+      }
+      out.nonFinite = true;
+    }
     for (const Tensor& t : out.outputs) out.nonFinite = out.nonFinite || !allFinite(t);
   }
 

@@ -7,6 +7,7 @@
 #include "interp/interpreter.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 
@@ -175,7 +176,12 @@ std::optional<json> mutateModel(Graph& g, const Limits& limits, Rng& rng) {
 }
 
 std::optional<std::vector<Tensor>> referenceOutputs(const Graph& g, const std::vector<Tensor>& inputs) {
-  const std::vector<Tensor> all = runGraphAll(g, inputs);
+  std::vector<Tensor> all;
+  try {
+    all = runGraphAll(g, inputs);
+  } catch (const Error&) {
+    return std::nullopt;  // e.g. an index the mutation moved out of range
+  }
   for (NodeId id : g.nodes()) {
     const Node& n = g.node(id);
     const OpSpec* spec = findOp(n.op);

@@ -125,6 +125,28 @@ TEST(ControlFlow, LoopWithoutTripCountHasNoScanOutputs) {
   EXPECT_NE(problem->find("scan output"), std::string::npos) << *problem;
 }
 
+TEST(ControlFlow, LoopBodyIndexOutOfRangeInALaterIterationIsAnError) {
+  // The three-SUT campaign's onnxruntime-any-if-4d934303: iteration 1 gathers index 1 of a
+  // one-element tensor. ONNX Runtime refuses it; the reference used to read element 0.
+  Graph g = parseGraph(R"(graph {
+  %0 = input f32[1]
+  %1 = weight i64[] [2]
+  %2 = weight bool[] [1]
+  %3 = Loop(%1, %2, %0) {body=graph {
+    %4 = input i64[]
+    %5 = input bool[]
+    %6 = input f32[1]
+    %7 = Gather(%0, %4) : f32[]
+    %8 = Add(%6, %7) : f32[1]
+    return %5, %8
+  }} : f32[1]
+  return %3
+}
+)");
+  ASSERT_EQ(verifyGraph(g), std::nullopt);
+  EXPECT_THROW(runGraph(g, {f32({1}, {1})}), Error);
+}
+
 TEST(ControlFlow, LoopRefusesScanOutputsCutShortByTheCondition) {
   std::string text = kLoop;
   text.replace(text.find("return %6, %12, %12"), 19, "%13 = Not(%6) : bool[]\n    return %13, %12, %12");

@@ -21,13 +21,6 @@ void axisAttr(OpDraft& d) {
 
 size_t axisOf(const Attributes& attrs, int rank) { return static_cast<size_t>(*normalizeAxis(attrs.getInt("axis", 0), rank)); }
 
-// An index in [-n, n-1] as a position in [0, n), or 0 when out of range.
-int64_t resolveIndex(double v, int64_t n) {
-  auto i = saturatingInt(v);
-  if (i < 0) i += n;
-  return i >= 0 && i < n ? i : 0;
-}
-
 // Indices of `shape`: a constant now and then, otherwise a runtime input kept in [-n, n-1].
 InputPattern indicesPattern(Rng& rng, const std::function<bool(const TensorType&)>& shapeOk,
                             std::function<Shape(Rng&)> drawShape, int64_t n) {
@@ -94,7 +87,7 @@ void gatherKernel(KernelArgs& args) {
   size_t pos = 0;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < m; ++j) {
-      const int64_t base = (o * n + resolveIndex(idx.data[static_cast<size_t>(j)], n)) * inner;
+      const int64_t base = (o * n + indexWithin(idx.data[static_cast<size_t>(j)], n)) * inner;
       for (int64_t i = 0; i < inner; ++i) out.data[pos++] = x.data[static_cast<size_t>(base + i)];
     }
 }
@@ -148,7 +141,7 @@ void gatherElementsKernel(KernelArgs& args) {
   do {
     int64_t off = 0;
     for (size_t i = 0; i < index.size(); ++i)
-      off += (i == a ? resolveIndex(idx.data[static_cast<size_t>(flat)], x.type.shape[a]) : index[i]) * strides[i];
+      off += (i == a ? indexWithin(idx.data[static_cast<size_t>(flat)], x.type.shape[a]) : index[i]) * strides[i];
     out.data[static_cast<size_t>(flat++)] = x.data[static_cast<size_t>(off)];
   } while (nextIndex(index, idx.type.shape));
 }

@@ -19,18 +19,12 @@ using namespace nnsupport;
 
 namespace {
 
-int64_t resolve(double v, int64_t n) {
-  auto i = shapeops::saturatingInt(v);
-  if (i < 0) i += n;
-  return i >= 0 && i < n ? i : 0;
-}
-
 // Row-major offset of the tuple at `tuple` (m values) within dims [from, from + m) of shape.
 int64_t tupleOffset(const double* tuple, int64_t m, const Shape& shape, size_t from) {
   int64_t off = 0;
   for (int64_t j = 0; j < m; ++j) {
     const int64_t d = shape[from + static_cast<size_t>(j)];
-    off = off * d + resolve(tuple[j], d);
+    off = off * d + shapeops::indexWithin(tuple[j], d);
   }
   return off;
 }

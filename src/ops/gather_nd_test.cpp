@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ops/nn_test_util.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 namespace {
@@ -28,6 +29,22 @@ TEST(GatherND, TuplesSlicesAndBatches) {
   EXPECT_FALSE(inferOp("GatherND", {&kGrid, &outside}).ok());
   const Tensor i32 = T(DType::Int32, {1, 1}, {0});
   EXPECT_FALSE(inferOp("GatherND", {&kGrid, &i32}).ok());
+}
+
+// Found in a Loop body (iteration 1 gathered from a one-element tensor): a runtime index out
+// of range is an error ONNX Runtime reports; the kernels used to read element 0 instead.
+TEST(GatherND, KernelsRefuseRuntimeIndicesOutOfRange) {
+  // Inference refuses such constants, so the kernels are called directly, as on runtime data.
+  auto gather = [](const char* op, const Tensor& idx, Shape out, int64_t axis) {
+    return evaluate(*findOp(op), {&kGrid, &idx}, A([&](Attributes& a) { a.setInt("axis", axis); }),
+                    {TensorType{DType::Float32, std::move(out)}})[0];
+  };
+  EXPECT_THROW(gather("Gather", ints({1}, {2}), {1, 3}, 0), Error);
+  EXPECT_THROW(gather("Gather", ints({1}, {-3}), {1, 3}, 0), Error);
+  expectValues(gather("Gather", ints({1}, {-2}), {1, 3}, 0), {1, 3}, {0, 1, 2});
+  EXPECT_THROW(gather("GatherElements", ints({2, 1}, {0, 3}), {2, 1}, 1), Error);
+  const Tensor cell = ints({1, 2}, {1, 3});
+  EXPECT_THROW(evaluate(*findOp("GatherND"), {&kGrid, &cell}, {}, {TensorType{DType::Float32, {1}}}), Error);
 }
 
 TEST(GatherND, RuntimeIndicesOutsideTheDataAreUnstable) {

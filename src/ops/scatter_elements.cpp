@@ -22,12 +22,6 @@ const std::vector<std::string_view> kReductions{"none", "add", "mul"};
 
 size_t axisOf(const Attributes& attrs, int rank) { return static_cast<size_t>(*normalizeAxis(attrs.getInt("axis", 0), rank)); }
 
-int64_t resolve(double v, int64_t n) {
-  auto i = shapeops::saturatingInt(v);
-  if (i < 0) i += n;
-  return i >= 0 && i < n ? i : 0;
-}
-
 // Calls f(flat index into indices/updates, flat index into data) for every update.
 template <typename F>
 void forEachTarget(const Shape& data, const Tensor& idx, size_t axis, F f) {
@@ -39,7 +33,7 @@ void forEachTarget(const Shape& data, const Tensor& idx, size_t axis, F f) {
   do {
     int64_t off = 0;
     for (size_t i = 0; i < shape.size(); ++i)
-      off += (i == axis ? resolve(idx.data[static_cast<size_t>(flat)], data[axis]) : index[i]) * strides[i];
+      off += (i == axis ? shapeops::indexWithin(idx.data[static_cast<size_t>(flat)], data[axis]) : index[i]) * strides[i];
     f(flat++, off);
   } while (nextIndex(index, shape));
 }

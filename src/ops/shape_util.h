@@ -26,6 +26,11 @@ inline int64_t saturatingInt(double x) {
   return static_cast<int64_t>(x);
 }
 
+/// A runtime index in [-n, n-1] as a position in [0, n). Out of range is an error (ONNX
+/// says so), not a silent 0: a Loop or Scan body's indices change between iterations, and
+/// the generator must see the body fail rather than take a made-up result.
+int64_t indexWithin(double v, int64_t n);
+
 inline std::vector<int64_t> intsOf(const Tensor& t) {
   std::vector<int64_t> out(t.data.size());
   for (size_t i = 0; i < out.size(); ++i) out[i] = saturatingInt(t.data[i]);
