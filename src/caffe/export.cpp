@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "caffe/layer_map.h"
+#include "caffe/pattern.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -55,9 +57,15 @@ CaffeModel exportCaffe(const Graph& graph, const std::string& netName) {
     if (v.kind != ValueKind::Result) throw Error("graph output " + std::to_string(k) + " is no layer's result");
     names.emplace(outputs[k], "output_" + std::to_string(k));
   }
+  // Runs of nodes one Caffe layer writes (pattern.h): their interior nodes write nothing.
+  const auto found = caffe_export::findPatterns(graph);
+  std::set<NodeId> interior;
+  for (const auto& [last, run] : found) interior.insert(run.nodes.begin(), run.nodes.end() - 1);
+  std::vector<ValueId> blobs(inputs.begin(), inputs.end());  // defined so far, in order
   int temp = 0;
   std::map<std::string, int> perOp;
   for (NodeId id : graph.nodes()) {
+    if (interior.count(id)) continue;
     const Node& node = graph.node(id);
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> weights;
@@ -66,7 +74,8 @@ CaffeModel exportCaffe(const Graph& graph, const std::string& netName) {
       const Value* value = v == kNoValue ? nullptr : &graph.value(v);
       types.push_back(value ? &value->type : nullptr);
       weights.push_back(value && value->kind == ValueKind::Weight ? &*value->data : nullptr);
-      inputNames.push_back(value && value->kind != ValueKind::Weight ? names.at(v) : "");
+      const auto name = names.find(v);  // a run's interior values have none
+      inputNames.push_back(value && value->kind != ValueKind::Weight && name != names.end() ? name->second : "");
     }
     std::vector<TensorType> outTypes;
     std::vector<std::string> outNames;
@@ -76,10 +85,19 @@ CaffeModel exportCaffe(const Graph& graph, const std::string& netName) {
       if (used && !names.count(v)) names[v] = "t" + std::to_string(temp++);
       outNames.push_back(used ? names.at(v) : "");
     }
-    const std::string layerName = node.op + "_" + std::to_string(perOp[node.op]++);
-    caffe_export::NodeView view{node.op, node.attrs, types, weights, outTypes, inputNames, outNames, layerName};
     caffe_export::Layers layers;
-    if (auto why = caffe_export::mapNode(view, &layers)) throw Error("node " + layerName + " has no Caffe form: " + *why);
+    if (const auto run = found.find(id); run != found.end()) {
+      const std::string layerName = std::string(run->second.pattern->layer) + "_" + std::to_string(perOp[std::string(run->second.pattern->layer)]++);
+      const caffe_export::PatternSite site{graph, run->second.nodes, names, blobs, layerName};
+      if (auto why = run->second.pattern->write(site, layers))
+        throw Error("the " + std::string(run->second.pattern->layer) + " run ending at " + layerName + " has no Caffe form: " + *why);
+    } else {
+      const std::string layerName = node.op + "_" + std::to_string(perOp[node.op]++);
+      caffe_export::NodeView view{node.op, node.attrs, types, weights, outTypes, inputNames, outNames, layerName};
+      if (auto why = caffe_export::mapNode(view, &layers)) throw Error("node " + layerName + " has no Caffe form: " + *why);
+    }
+    for (ValueId v : node.outputs)
+      if (names.count(v)) blobs.push_back(v);
     // A layer is named after its first top, as most published prototxts do: consumers
     // such as OpenCV address outputs by layer name (and OpenCV renames some layers).
     for (auto& layer : layers) {

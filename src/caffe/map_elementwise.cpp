@@ -3,8 +3,8 @@
 // Add/Sub/Mul of two equal-shaped blobs are Eltwise (Sub is SUM with coeff [1, -1]; Mean
 // is SUM with coeff 1/n). With a weight as second operand they are Power (a scalar:
 // shift or scale) or Bias/Scale (a weight covering a contiguous run of the input's axes,
-// ones elsewhere: Caffe's axis/num_axes broadcast; a bias is Scale with bias_term and a
-// unit scale).
+// ones elsewhere: Caffe's axis/num_axes broadcast; an Add of a lower-rank weight starting
+// at that run is a Bias layer, any other bias a Scale with bias_term and a unit scale).
 #include <algorithm>
 
 #include "caffe/map_util.h"
@@ -80,9 +80,19 @@ MapResult mapWithWeight(const NodeView& n, Layers* out) {
       return unfit("Bias/Scale weights span whole axes");
     span.push_back(x.shape[static_cast<size_t>(a)]);
   }
+  // Add of a lower-rank weight whose first dim is not 1: ONNX's spelling of Caffe's Bias
+  // from `axis` (the weight is the blob's dims from axis on, ones after). Other Add/Sub:
+  // a Scale with bias_term and a unit scale, which consumers lacking Bias (OpenCV 4.12)
+  // read; both compute x + b exactly.
+  if (n.op == "Add" && first == offset && offset > 0) {
+    if (!out) return fit();
+    auto& layer = addLayer(n, *out, "Bias");
+    layer.mutable_bias_param()->set_axis(first);
+    layer.mutable_bias_param()->set_num_axes(last - first + 1);
+    addBlob(layer, w.data, span);
+    return fit();
+  }
   if (!out) return fit();
-  // Add/Sub: a Scale with bias_term and a unit scale rather than Caffe's Bias layer, which
-  // several consumers (OpenCV 4.12) lack; both compute x + b exactly.
   auto& layer = addLayer(n, *out, "Scale");
   auto* p = layer.mutable_scale_param();
   p->set_axis(first);

@@ -34,8 +34,15 @@ bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vect
     types[k] = &inst.operands[k].type;
     if (isWeight[k]) weights[k] = operandData[k];
   }
-  const caffe_export::NodeView view{spec.name, inst.attrs, types, weights, inst.outputTypes, {}, {}, ""};
-  return !caffe_export::mapNode(view, nullptr);
+  // Names only so that the mapping can write its layers: a Bias layer comes from the Bias
+  // unit alone, at the odds "caffe_layers" gives it (OpenCV 4.12 has no Bias layer).
+  // As at export, only the first result counts as used here (later ones may stay unused).
+  std::vector<std::string> inNames(n, "in"), outNames(inst.outputTypes.size());
+  if (!outNames.empty()) outNames[0] = "out";
+  const caffe_export::NodeView view{spec.name, inst.attrs, types, weights, inst.outputTypes, inNames, outNames, ""};
+  caffe_export::Layers layers;
+  if (caffe_export::mapNode(view, &layers)) return false;
+  return std::none_of(layers.begin(), layers.end(), [](const auto& l) { return l.type() == "Bias"; });
 }
 
 void dropOptionalOutputs(const Graph& graph, std::vector<ValueId>& outputs) {

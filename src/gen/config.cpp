@@ -1,6 +1,7 @@
 #include "gen/config.h"
 
 #include "caffe/layer_map.h"
+#include "gen/caffe_units.h"
 
 #include <algorithm>
 #include <fstream>
@@ -57,6 +58,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
+                                            "caffe_layers",
                                             "limits",    "neuri"};
 
 }  // namespace
@@ -82,6 +84,18 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     c.format = j["format"].get<std::string>();
   }
   if (j.contains("weight_fill")) c.weightFill = parseWeightFills(j["weight_fill"]);
+  if (j.contains("caffe_layers")) {
+    const json& u = j["caffe_layers"];
+    if (!u.is_object()) bad("caffe_layers", "expected an object like {\"Power\": 1}");
+    c.caffeLayers.clear();
+    for (const auto& [name, w] : u.items()) {
+      const auto names = caffeUnitNames();
+      if (std::find(names.begin(), names.end(), name) == names.end()) bad("caffe_layers", "unknown Caffe unit '" + name + "'");
+      const double weight = number<double>(w, "caffe_layers." + name);
+      if (!(weight >= 0)) bad("caffe_layers." + name, "weight must be >= 0");
+      c.caffeLayers[name] = weight;
+    }
+  }
   if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
   if (j.contains("dtypes")) {
     const json& d = j["dtypes"];
@@ -183,6 +197,7 @@ void validateConfig(const GenConfig& c) {
   if (!anyUsable) throw Error("no allowed operator can be generated with these dtypes and max_rank");
   if (c.format != "onnx" && std::none_of(c.ops.begin(), c.ops.end(), [](const OpSpec* s) { return caffe_export::hasMapping(s->name); }))
     throw Error("format " + c.format + ": no allowed operator has a Caffe layer (config/caffe.json lists those that do)");
+  if (!c.caffeLayers.empty() && c.format == "onnx") throw Error("caffe_layers needs format caffe or both");
   validateNetLimits(c);
   if (c.generator == "neuri") validateNeuri(c);
 }
@@ -212,6 +227,7 @@ json configToJson(const GenConfig& c) {
   if (c.generator == "neuri") j["neuri"] = neuriSettingsToJson(c.neuri);
   if (c.format != "onnx") j["format"] = c.format;  // likewise: ONNX runs' hashes stay put
   if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
+  if (!c.caffeLayers.empty()) j["caffe_layers"] = c.caffeLayers;  // absent when unused: old hashes stay
   if (!c.net.empty()) j["limits"] = netLimitsToJson(c.net);  // absent when unused: old hashes stay
   return j;
 }

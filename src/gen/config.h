@@ -15,6 +15,7 @@
 //     "graph": {...},                 // the graph generator's settings (GraphSettings)
 //     "format": "onnx",               // or "caffe"/"both": only Caffe-expressible models (isra)
 //     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
+//     "caffe_layers": {"Power": 1, "Crop": 0.5},  // Caffe layers drawn as ONNX runs (caffe_units.h)
 //     "limits": {...},                // depth, required sequences, parameter limits (limits.h)
 //     "neuri": {...}                  // the neuri generator's settings (NeuriSettings)
 //   }
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +88,8 @@ struct GenConfig {
   GraphSettings graph;
   /// "onnx", or "caffe"/"both": draw only nodes Caffe layers express (gen/caffe_filter.h).
   std::string format = "onnx";
+  /// With a Caffe format: odds of each Caffe unit (caffe_units.h), drawn like an operator.
+  std::map<std::string, double> caffeLayers;
   /// User-set weight contents per operator: constants, sparsity (gen/weight_fill.h).
   WeightFills weightFill;
   NetLimits net;  ///< structure and parameter limits (JSON "limits")

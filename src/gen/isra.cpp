@@ -20,6 +20,7 @@
 #include "caffe/layer_map.h"
 #include "gen/align.h"
 #include "gen/caffe_filter.h"
+#include "gen/caffe_units.h"
 #include "gen/control_flow.h"
 #include "gen/eval_builder.h"
 #include "gen/generators.h"
@@ -98,6 +99,13 @@ class IsraGen : public Generator {
     }
     for (const OpSpec* spec : ops_)
       if (!spec->bodies.empty()) bodyOps_.emplace(spec, bodyOpsFor(*spec, ops_, weights_));
+    // Caffe units draw from the same table, after the operators (caffe_units.h).
+    if (caffe_)
+      for (const auto& [unit, weight] : config.caffeLayers)
+        if (weight > 0) {
+          units_.push_back(unit);
+          weights_.push_back(weight);
+        }
   }
 
   GeneratedCase generate(Rng& rng) override {
@@ -149,7 +157,15 @@ class IsraGen : public Generator {
         continue;
       }
       ++out.attempts;
-      const OpSpec& spec = *ops_[rng.weighted(weights_)];
+      const size_t drawn = rng.weighted(weights_);
+      if (drawn >= ops_.size()) {  // a Caffe unit: a run of nodes one Caffe layer writes
+        if (emitCaffeUnit(units_[drawn - ops_.size()], builder, config_, rng)) {
+          ++added;
+          noteDepths();
+        }
+        continue;
+      }
+      const OpSpec& spec = *ops_[drawn];
       if (!spec.bodies.empty()) {  // If, Loop, Scan: bodies grown by this same machinery
         if (buildControlFlow(spec, builder, config_, bodyOps_.at(&spec), rng)) {
           ++added;
@@ -216,7 +232,7 @@ class IsraGen : public Generator {
       }
       modelDepth = std::max(modelDepth, nodeDepth);
     }
-    finish(out, pool, rng, !net.empty(), caffe_);
+    finish(out, pool, rng, !net.empty() || !units_.empty(), caffe_);  // a rolled-back unit may leave operands
     if (!net.empty()) out.meta = {{"depth", modelDepth}, {"sequences", placedChains}};
     return out;
   }
@@ -274,7 +290,7 @@ class IsraGen : public Generator {
     return std::nullopt;
   }
 
-  /// `prune`: drop inputs a rolled-back chain left unused; `caffe`: only outputs Caffe writes.
+  /// `prune`: drop inputs a rolled-back chain or unit left unused; `caffe`: only outputs Caffe writes.
   static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool prune, bool caffe) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
@@ -292,6 +308,7 @@ class IsraGen : public Generator {
   const GenConfig& config_;
   const bool caffe_ = config_.format != "onnx";
   std::vector<const OpSpec*> ops_;
+  std::vector<std::string> units_;  ///< Caffe units, drawn at weights_[ops_.size() + k]
   std::vector<double> weights_;
   std::map<const OpSpec*, BodyOps> bodyOps_;
 };

@@ -34,6 +34,8 @@ class ValuePool : public OperandSource {
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
                        const std::function<ValueRange(const TensorType&)>& rangeOf) override;
   const TensorType& typeOf(ValueId value) const override { return graph_.value(value).type; }
+  /// Never hands `id` out again (a value inside a run that must stay whole).
+  void withhold(ValueId id) { std::erase(ids_, id); }
 
  private:
   struct Summary {
