@@ -17,11 +17,16 @@ using Clock = std::chrono::steady_clock;
 // Z3's own timeout per query, a second line behind the opaque encoding: whatever a query
 // does, it cannot take much more than this or the time left.
 constexpr double kQuerySeconds = 2.0;
+// Queries per deduplication: the deterministic bound (with the rlimit) that keeps a
+// partial operator with hundreds of one-record predicates (TfIdfVectorizer) within the
+// clock on an ordinary machine. Past it, the predicates not yet dropped are kept.
+constexpr int kMaxQueries = 300;
 
 // True when `premises` (with the background) imply `goal`; rlimit, timeout or a passed
 // deadline say false.
 bool implies(z3::solver& s, const std::vector<z3::expr>& premises, const z3::expr& goal, Clock::time_point deadline,
-             bool* cut) {
+             int& queries, bool* cut) {
+  if (++queries > kMaxQueries) return false;
   double left = deadline == Clock::time_point::max()
                     ? kQuerySeconds
                     : std::chrono::duration<double>(deadline - Clock::now()).count();
@@ -89,11 +94,12 @@ std::vector<Predicate> deduplicate(const std::vector<Predicate>& preds, std::spa
   // Forward pass: keep a predicate only if the ones kept so far do not imply it. The
   // solver accumulates the kept ones, so each check is one query.
   std::vector<size_t> kept;
+  int queries = 0;
   s.push();
   for (size_t i = 0; i < preds.size(); ++i) {
     bool witness = false;
     for (size_t q = 0; q < points.size() && !witness; ++q) witness = violated[q] == 0 && !holds(preds[i], points[q]);
-    if (!witness && implies(s, {}, encoded[i], deadline, cut)) continue;
+    if (!witness && implies(s, {}, encoded[i], deadline, queries, cut)) continue;
     kept.push_back(i);
     s.add(encoded[i]);
     for (size_t q = 0; q < points.size(); ++q)
@@ -116,7 +122,7 @@ std::vector<Predicate> deduplicate(const std::vector<Predicate>& preds, std::spa
       std::vector<z3::expr> rest;
       for (size_t j = 0; j < kept.size(); ++j)
         if (j != k) rest.push_back(encoded[kept[j]]);
-      if (!witness && implies(s, rest, encoded[kept[k]], deadline, cut)) {
+      if (!witness && implies(s, rest, encoded[kept[k]], deadline, queries, cut)) {
         for (size_t q = 0; q < points.size(); ++q)
           if (!holds(preds[kept[k]], points[q])) --violated[q];
         kept.erase(kept.begin() + static_cast<long>(k));
