@@ -9,7 +9,14 @@ model to stdout:
 A model runs with two groups of random inputs (value independence: both must pass or both
 fail, with equal output types) and the first group twice (determinism: equal outputs).
 ONNX Runtime runs unoptimised on one thread, as the nnfuzz worker's "noopt" mode does.
+
+The labelling budget: `--model-seconds S` (default 10) bounds each model. A model still
+running after S seconds (ONNX Runtime cannot be interrupted from Python) ends the process
+(status 1, a traceback on stderr) after the lines of the models before it; the caller
+drops that model and starts again after it.
 """
+import argparse
+import faulthandler
 import json
 import os
 import sys
@@ -74,15 +81,21 @@ def label(path):
 
 
 def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model-seconds", type=float, default=10.0)
+    args = parser.parse_args()
     ort.set_default_logger_severity(4)
+    # faulthandler's watchdog is a C thread: it fires even while ONNX Runtime holds the GIL.
     for line in sys.stdin:
         path = line.strip()
         if not path:
             continue
+        faulthandler.dump_traceback_later(args.model_seconds, exit=True, file=sys.stderr)
         try:
             reply = label(path)
         except Exception as e:  # noqa: BLE001 - an unreadable model is a drop, never a crash
             reply = {"label": "drop", "why": "helper: %s" % e}
+        faulthandler.cancel_dump_traceback_later()
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
 

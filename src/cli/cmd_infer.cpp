@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <chrono>
 #include <sstream>
@@ -22,6 +24,7 @@
 #include "infer/infer.h"
 #include "infer/record.h"
 #include "infer/rule_file.h"
+#include "infer/schema_probe.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
@@ -37,6 +40,10 @@ struct InferCliOptions {
   infer::InferOptions options;  // the library's defaults are the CLI's
   std::string backend;           // "" or "onnxruntime": label and augment with the SUT
   int perPartial = 100;
+  double modelSeconds = 10;  // labelling budget per model
+  int probes = 0;            // schema probes per default-domain operator with few node tests
+  int probeBelow = 3;        // ... fewer node-test records than this
+  int probeOpset = 17;       // the newest opset libonnx 1.12's registry knows
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -48,15 +55,31 @@ std::vector<std::string> splitList(const std::string& text) {
   return out;
 }
 
-std::string runCommand(const std::string& command) {
+// The command's stdout; `ok` (when given) gets whether it exited 0, else a failure throws.
+std::string runCommand(const std::string& command, bool* ok = nullptr) {
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) throw Error("cannot run " + command);
   std::string out;
   char buf[4096];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  if (pclose(pipe) != 0) throw Error("command failed: " + command);
+  bool exitedZero = pclose(pipe) == 0;
+  if (ok) *ok = exitedZero;
+  else if (!exitedZero) throw Error("command failed: " + command);
   return out;
+}
+
+infer::Label parseLabel(const std::string& line) {
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  infer::Label l;
+  std::string kind = j.is_object() ? j.value("label", "") : "";
+  if (kind == "pass") {
+    l.kind = infer::Label::Pass;
+    for (const auto& o : j.at("outputs")) l.outputs.push_back({o[0].get<int>(), o[1].get<std::vector<int64_t>>()});
+  } else if (kind == "reject") {
+    l.kind = infer::Label::Reject;
+  }
+  return l;
 }
 
 // ONNX Runtime as NeuRI's acceptor: tools/ort_label.py labels a batch of single-operator
@@ -72,43 +95,84 @@ class OrtAcceptor : public infer::Acceptor {
   }
   std::string name() const override { return version_; }
 
+  /// Models over the labelling budget (`modelSeconds` each) are dropped; the helper exits
+  /// on such a model and is started again after it, so a batch always ends.
   std::vector<infer::Label> label(const std::vector<infer::Record>& calls) override {
     namespace fs = std::filesystem;
     fs::path dir = fs::temp_directory_path() / ("nnfuzz-infer-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    std::ofstream list(dir / "models.txt");
+    std::vector<std::string> paths;
     for (size_t i = 0; i < calls.size(); ++i) {
-      fs::path path = dir / ("m" + std::to_string(i) + ".onnx");
-      std::ofstream(path, std::ios::binary) << infer::modelForRecord(calls[i]).SerializeAsString();
-      list << path.string() << "\n";
+      paths.push_back((dir / ("m" + std::to_string(i) + ".onnx")).string());
+      std::ofstream(paths.back(), std::ios::binary) << infer::modelForRecord(calls[i]).SerializeAsString();
     }
-    list.close();
-    std::string out = runCommand(python_ + " " + script_ + " < " + (dir / "models.txt").string());
-    fs::remove_all(dir);
     std::vector<infer::Label> labels;
-    std::istringstream lines(out);
-    std::string line;
-    while (std::getline(lines, line)) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      infer::Label l;
-      std::string kind = j.is_object() ? j.value("label", "") : "";
-      if (kind == "pass") {
-        l.kind = infer::Label::Pass;
-        for (const auto& o : j.at("outputs")) l.outputs.push_back({o[0].get<int>(), o[1].get<std::vector<int64_t>>()});
-      } else if (kind == "reject") {
-        l.kind = infer::Label::Reject;
+    while (labels.size() < calls.size()) {
+      {
+        std::ofstream list(dir / "models.txt");
+        for (size_t i = labels.size(); i < calls.size(); ++i) list << paths[i] << "\n";
       }
-      labels.push_back(std::move(l));
+      bool finished = false;
+      std::string out = runCommand(python_ + " " + script_ + " --model-seconds " + std::to_string(modelSeconds_) + " < " +
+                                       (dir / "models.txt").string() + " 2>" + (dir / "stderr.txt").string(),
+                                   &finished);
+      std::istringstream lines(out);
+      std::string line;
+      while (std::getline(lines, line) && labels.size() < calls.size()) labels.push_back(parseLabel(line));
+      if (finished) break;
+      std::ifstream errFile(dir / "stderr.txt");
+      std::string err((std::istreambuf_iterator<char>(errFile)), std::istreambuf_iterator<char>());
+      if (err.find("Timeout (") == std::string::npos) {  // faulthandler's words: anything else is a real failure
+        fs::remove_all(dir);
+        throw Error("tools/ort_label.py failed: " + err.substr(0, err.find('\n')));
+      }
+      if (labels.size() < calls.size()) {
+        labels.emplace_back();  // the model the helper was on when its budget ran out: dropped
+        ++overBudget_;
+      }
     }
+    fs::remove_all(dir);
     if (labels.size() != calls.size())
       throw Error("tools/ort_label.py answered " + std::to_string(labels.size()) + " of " + std::to_string(calls.size()) +
                   " models");
     return labels;
   }
+  void setModelSeconds(double s) { modelSeconds_ = s; }
+  int overBudget() const { return overBudget_; }
 
  private:
   std::string python_, script_, version_;
+  double modelSeconds_ = 10;
+  int overBudget_ = 0;
 };
+
+// Schema probes for every default-domain operator (of `--ops`, if given) with fewer than
+// `probeBelow` node-test records.
+std::vector<infer::Record> schemaProbes(const InferCliOptions& o, const std::vector<infer::Record>& records) {
+  std::map<std::string, int> perOp;
+  for (const auto& r : records)
+    if (r.domain.empty()) ++perOp[r.op];
+  const std::vector<std::string> only = splitList(o.ops);
+  std::vector<infer::Record> probes;
+  std::map<std::string, int> obstacles;
+  int operators = 0;
+  for (const std::string& op : infer::defaultDomainOperators(o.probeOpset)) {
+    if (!only.empty() && std::find(only.begin(), only.end(), op) == only.end()) continue;
+    if (perOp[op] >= o.probeBelow) continue;
+    std::string why;
+    uint64_t seed = 1469598103934665603ull;  // FNV-1a of the name: the same probes on every machine
+    for (unsigned char c : op) seed = (seed ^ c) * 1099511628211ull;
+    auto made = infer::probeRecords(op, o.probeOpset, o.probes, seed, &why);
+    if (made.empty()) ++obstacles[why.substr(0, why.find(' '))];
+    else ++operators;
+    probes.insert(probes.end(), made.begin(), made.end());
+  }
+  fmt::print("schema probes: {} call(s) of {} operator(s) with fewer than {} node-test records", probes.size(), operators,
+             o.probeBelow);
+  for (const auto& [why, n] : obstacles) fmt::print("; {} without probes ({})", n, why);
+  fmt::print("\n");
+  return probes;
+}
 
 void runExplain(const InferCliOptions& o) {
   for (const auto& rules : infer::readRuleFiles(o.rulesDir)) {
@@ -130,13 +194,16 @@ void runInfer(InferCliOptions o) {
   if (dirs.empty()) dirs.push_back(NNFUZZ_DEFAULT_NODE_TESTS);
   std::string labelledBy;
   infer::RecordSet set = infer::collectNodeTests(dirs, splitList(o.ops), &labelledBy);
-  if (set.records.empty()) throw Error("no usable records (check --node-tests and --ops)");
+  if (set.records.empty() && o.probes == 0) throw Error("no usable records (check --node-tests and --ops)");
+  if (o.probes > 0 && o.backend.empty()) throw Error("--probe needs an acceptor: --backend onnxruntime");
   if (!o.backend.empty()) {
     if (o.backend != "onnxruntime") throw Error("--backend supports onnxruntime only, got " + o.backend);
     OrtAcceptor acceptor;
+    acceptor.setModelSeconds(o.modelSeconds);
     infer::AugmentStats stats;
     auto start = std::chrono::steady_clock::now();
-    set.records = infer::augment(set.records, acceptor, o.perPartial, &stats);
+    std::vector<infer::Record> probes = o.probes > 0 ? schemaProbes(o, set.records) : std::vector<infer::Record>{};
+    set.records = infer::augment(set.records, acceptor, o.perPartial, &stats, probes);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     labelledBy += "; relabelled and augmented by " + acceptor.name();
     o.options.synth.augmented = true;
@@ -144,6 +211,10 @@ void runInfer(InferCliOptions o) {
                "passing, {} counter-examples, {} dropped; {:.1f} s\n",
                acceptor.name(), stats.seeds, stats.seedsKept, stats.mutants, stats.passing, stats.rejected, stats.dropped,
                seconds);
+    if (stats.probes)
+      fmt::print("  schema probes: {} passing, {} counter-examples, {} dropped\n", stats.probesPassing, stats.probesRejected,
+                 stats.probes - stats.probesPassing - stats.probesRejected);
+    if (acceptor.overBudget()) fmt::print("  {} model(s) over the labelling budget ({} s each): dropped\n", acceptor.overBudget(), o.modelSeconds);
   }
 
   infer::InferOptions options = o.options;
@@ -161,13 +232,14 @@ void runInfer(InferCliOptions o) {
   });
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  int shapes = 0, inferred = 0, passingOnly = 0, failed = 0, underOne = 0, opsWithShape = 0;
+  int shapes = 0, inferred = 0, passingOnly = 0, failed = 0, underOne = 0, opsWithShape = 0, cut = 0;
   for (const auto& t : timings) {
     shapes += t.shapeInferred;
     inferred += t.constraintStatus == infer::ConstraintStatus::Inferred;
     passingOnly += t.constraintStatus == infer::ConstraintStatus::PassingOnly;
     failed += t.constraintStatus == infer::ConstraintStatus::Failed;
     underOne += t.seconds < 1.0;
+    cut += t.cutByClock;
   }
   for (const auto& r : rules)
     opsWithShape += std::any_of(r.partials.begin(), r.partials.end(), [](const auto& p) { return p.rule.shapeInferred(); });
@@ -179,6 +251,7 @@ void runInfer(InferCliOptions o) {
   fmt::print("operators: {} ({} with a full shape rule for at least one partial operator)\n", rules.size(), opsWithShape);
   fmt::print("partial operators: {}; shape rule inferred: {}; constraints inferred: {}, passing-only: {}, failed: {}\n",
              timings.size(), shapes, inferred, passingOnly, failed);
+  fmt::print("cut by the wall-clock budget ({} s per partial operator): {}\n", o.options.synth.seconds, cut);
   if (!secs.empty())
     fmt::print("time per partial operator: median {:.3f} s, p90 {:.3f} s, max {:.3f} s, {:.1f}% under 1 s; total {:.1f} s\n",
                secs[secs.size() / 2], secs[secs.size() * 9 / 10], secs.back(), 100.0 * underOne / secs.size(), total);
@@ -198,11 +271,20 @@ void addInferCommand(CLI::App& app) {
   cmd->add_option("--rules", o->rulesDir, "Rule folder --explain reads")->capture_default_str();
   cmd->add_option("--backend", o->backend, "Relabel records and augment them with this SUT (onnxruntime)");
   cmd->add_option("--per-partial", o->perPartial, "Mutants per partial operator (with --backend)")->capture_default_str();
+  cmd->add_option("--model-seconds", o->modelSeconds, "Labelling budget per model (with --backend): a model ONNX Runtime "
+                  "has not labelled by then is dropped")->capture_default_str();
+  cmd->add_option("--probe", o->probes,
+                  "Schema probes per default-domain operator with few node tests (with --backend; 0: none)")
+      ->capture_default_str();
+  cmd->add_option("--probe-below", o->probeBelow, "Probe operators with fewer node-test records than this")
+      ->capture_default_str();
+  cmd->add_option("--probe-opset", o->probeOpset, "Opset whose schemas are probed")->capture_default_str();
   cmd->add_option("--max-ops", o->options.bank.maxOps, "Operators per expression (the paper uses 5)")->capture_default_str();
   cmd->add_option("--predicate-ops", o->options.synth.predicateOps, "Operators per constraint expression")->capture_default_str();
   cmd->add_option("--budget", o->options.synth.maxCandidates, "Candidate evaluations per partial operator (deterministic budget)")
       ->capture_default_str();
-  cmd->add_option("--seconds", o->options.synth.seconds, "Wall-clock budget per partial operator (0: none; not reproducible)")
+  cmd->add_option("--seconds", o->options.synth.seconds,
+                  "Wall-clock budget per partial operator over every phase (0: none); a rule it cuts is marked cut_by_clock")
       ->capture_default_str();
   cmd->callback([o] {
     if (!o->explainOp.empty()) runExplain(*o);

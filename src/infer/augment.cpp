@@ -65,19 +65,31 @@ void mutantsOf(const Record& seed, size_t limit, std::set<std::vector<int64_t>>&
 
 }  // namespace
 
-std::vector<Record> augment(const std::vector<Record>& seeds, Acceptor& acceptor, int perPartial, AugmentStats* stats) {
+std::vector<Record> augment(const std::vector<Record>& seeds, Acceptor& acceptor, int perPartial, AugmentStats* stats,
+                            const std::vector<Record>& probes) {
   AugmentStats local;
   AugmentStats& s = stats ? *stats : local;
   s.seeds += static_cast<int>(seeds.size());
-  std::vector<Label> seedLabels = acceptor.label(seeds);
-  std::vector<Record> kept;
-  for (size_t i = 0; i < seeds.size(); ++i) {
+  s.probes += static_cast<int>(probes.size());
+  std::vector<Record> calls = seeds;
+  calls.insert(calls.end(), probes.begin(), probes.end());
+  std::vector<Label> seedLabels = acceptor.label(calls);
+  std::vector<Record> kept, rejectedProbes;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const bool probe = i >= seeds.size();
+    if (probe && seedLabels[i].kind == Label::Reject) {
+      Record r = calls[i];
+      r.passing = false;
+      r.outputs.clear();
+      rejectedProbes.push_back(std::move(r));
+      ++s.probesRejected;
+    }
     if (seedLabels[i].kind != Label::Pass) continue;
-    Record r = seeds[i];
+    Record r = calls[i];
     r.outputs = seedLabels[i].outputs;
     kept.push_back(std::move(r));
+    ++(probe ? s.probesPassing : s.seedsKept);
   }
-  s.seedsKept += static_cast<int>(kept.size());
 
   // Mutants per partial operator, spread over its seeds.
   std::map<std::string, std::vector<const Record*>> groups;
@@ -97,6 +109,7 @@ std::vector<Record> augment(const std::vector<Record>& seeds, Acceptor& acceptor
   s.mutants += static_cast<int>(mutants.size());
   std::vector<Label> labels = acceptor.label(mutants);
   std::vector<Record> out = kept;
+  out.insert(out.end(), rejectedProbes.begin(), rejectedProbes.end());
   for (size_t i = 0; i < mutants.size(); ++i) {
     if (labels[i].kind == Label::Drop) {
       ++s.dropped;

@@ -31,12 +31,15 @@ class Acceptor {
 
 struct AugmentStats {
   int seeds = 0, seedsKept = 0, mutants = 0, passing = 0, rejected = 0, dropped = 0;
+  int probes = 0, probesPassing = 0, probesRejected = 0;
 };
 
 /// Writes symbol values (symbolValues order) back into a record's dims and attributes.
 void setSymbolValues(Record& r, std::span<const int64_t> values);
 
+/// `probes` (schema_probe.h) are labelled too: a passing probe is a seed like a relabelled
+/// node test, a rejected one a counter-example.
 std::vector<Record> augment(const std::vector<Record>& seeds, Acceptor& acceptor, int perPartial,
-                            AugmentStats* stats);
+                            AugmentStats* stats, const std::vector<Record>& probes = {});
 
 }  // namespace nnfuzz::infer

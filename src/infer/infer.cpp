@@ -25,7 +25,8 @@ std::vector<OperatorRules> inferRules(const std::vector<Record>& records, const 
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (const Record* r : p.passing) rule.records.push_back(*r);
     for (const Record* r : p.counterExamples) rule.records.push_back(*r);
-    if (timings) timings->push_back({p.signature, seconds, rule.rule.shapeInferred(), rule.rule.constraintStatus});
+    if (timings) timings->push_back({p.signature, seconds, rule.rule.shapeInferred(), rule.rule.constraintStatus,
+                                  rule.rule.cutByClock});
     out.back().partials.push_back(std::move(rule));
   }
   if (!out.empty() && done) done(out.back());

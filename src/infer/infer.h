@@ -23,6 +23,7 @@ struct PartialTiming {
   double seconds = 0;
   bool shapeInferred = false;
   ConstraintStatus constraintStatus = ConstraintStatus::PassingOnly;
+  bool cutByClock = false;
 };
 
 /// Called as each operator's rules are complete (a long run writes and reports as it goes).

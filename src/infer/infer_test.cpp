@@ -1,6 +1,9 @@
 // infer_test.cpp - the rule grammar, the hole bank, synthesis and rule files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -162,10 +165,45 @@ TEST(Deduplicate, DropsImpliedPredicates) {
   std::vector<Predicate> preds = {parsePredicate("0 < i0_0 - a.k", names), parsePredicate("0 < i0_0 - a.k + 1", names),
                                   parsePredicate("0 < a.k", names), parsePredicate("0 < i0_0", names),
                                   parsePredicate("0 = a.k % 1", names)};
-  auto kept = deduplicate(preds, names);
+  auto kept = deduplicate(preds, names, {}, std::chrono::steady_clock::time_point::max());
   std::vector<std::string> texts;
   for (const auto& c : kept) texts.push_back(toText(c, names));
   EXPECT_EQ(texts, (std::vector<std::string>{"0 < i0_0 - a.k", "0 < a.k"}));
+}
+
+// Predicates of NegativeLogLikelihoodLoss's one-record partial operator (input [3, 5],
+// target [3], weight [5], ignore_index): with exact nonlinear arithmetic one Z3 query
+// ran for minutes past its rlimit and timeout, and `nnfuzz infer` stalled there.
+TEST(Deduplicate, NonlinearPredicatesDoNotStall) {
+  std::vector<std::string> names = {"i0_0", "i0_1", "i1_0", "i2_0", "a.ignore_index"};
+  std::vector<Predicate> preds;
+  for (const char* text : {"0 < i0_0", "0 < i0_1", "0 < a.ignore_index", "0 = i0_0 - i1_0", "0 = i0_1 - i2_0",
+                           "0 < a.ignore_index - i0_1", "0 < i0_1 % i1_0", "0 = a.ignore_index % i0_1",
+                           "0 < i0_0 * i0_1", "0 < a.ignore_index / i0_0", "0 < i0_0 % 2", "0 < i0_1 % 2",
+                           "0 = a.ignore_index % 2"})
+    preds.push_back(parsePredicate(text, names));
+  const std::vector<std::vector<int64_t>> records = {{3, 5, 3, 5, 10}};
+  for (const auto& p : preds) ASSERT_TRUE(holds(p, records[0])) << toText(p, names);
+  auto start = std::chrono::steady_clock::now();
+  bool cut = false;
+  auto kept = deduplicate(preds, names, records, std::chrono::steady_clock::time_point::max(), &cut);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  EXPECT_FALSE(cut);
+  std::vector<std::string> texts;
+  for (const auto& c : kept) texts.push_back(toText(c, names));
+  // Consequences are dropped, those of products through the sign lemma too.
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "0 < i0_1"), 0);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "0 < i0_0 * i0_1"), 0);
+  EXPECT_EQ(std::count(texts.begin(), texts.end(), "0 = a.ignore_index % 2"), 1);
+}
+
+TEST(Deduplicate, KeepsEverythingPastTheDeadline) {
+  std::vector<std::string> names = {"i0_0", "a.k"};
+  std::vector<Predicate> preds = {parsePredicate("0 < a.k", names), parsePredicate("0 < a.k + 1", names)};
+  bool cut = false;
+  auto kept = deduplicate(preds, names, {}, std::chrono::steady_clock::now(), &cut);
+  EXPECT_EQ(kept, preds);
+  EXPECT_TRUE(cut);
 }
 
 TEST(RuleFile, RoundTripsAndExplains) {

@@ -186,7 +186,8 @@ onnx::ModelProto modelForRecord(const Record& record) {
     node->add_output(name);
     auto* out = g->add_output();
     out->set_name(name);
-    out->mutable_type()->mutable_tensor_type()->set_elem_type(record.outputs[i].elemType);
+    // An unlabelled probe's output has no type yet: ONNX Runtime infers it.
+    if (record.outputs[i].present()) out->mutable_type()->mutable_tensor_type()->set_elem_type(record.outputs[i].elemType);
   }
   for (const auto& [name, v] : record.attrs) {
     auto* a = node->add_attribute();

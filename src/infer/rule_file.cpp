@@ -82,14 +82,17 @@ json toJson(const OperatorRules& rules) {
     for (const auto& o : p.rule.outputs) shape.push_back(o ? json(toText(*o, p.symbols)) : json(nullptr));
     for (const auto& c : p.rule.constraints) constraints.push_back(toText(c, p.symbols));
     for (const auto& r : p.records) records.push_back(recordToJson(r));
-    partials.push_back({{"signature", p.signature},
-                        {"symbols", p.symbols},
-                        {"outputs", p.outputs},
-                        {"output_ranks", p.outputRanks},
-                        {"shape", shape},
-                        {"constraints", constraints},
-                        {"constraint_status", statusName(p.rule.constraintStatus)},
-                        {"records", records}});
+    json partial = {{"signature", p.signature},
+                    {"symbols", p.symbols},
+                    {"outputs", p.outputs},
+                    {"output_ranks", p.outputRanks},
+                    {"shape", shape},
+                    {"constraints", constraints},
+                    {"constraint_status", statusName(p.rule.constraintStatus)},
+                    {"records", records}};
+    // Only when set: a rule the wall clock cut is what this machine found in time.
+    if (p.rule.cutByClock) partial["cut_by_clock"] = true;
+    partials.push_back(std::move(partial));
   }
   return {{"op", rules.op}, {"domain", rules.domain}, {"labelled_by", rules.labelledBy}, {"partial_operators", partials}};
 }
@@ -115,6 +118,7 @@ OperatorRules rulesFromJson(const json& j, const std::string& what) {
       else if (status == "passing-only") p.rule.constraintStatus = ConstraintStatus::PassingOnly;
       else if (status == "failed") p.rule.constraintStatus = ConstraintStatus::Failed;
       else throw Error("unknown constraint_status \"" + status + "\"");
+      p.rule.cutByClock = pj.value("cut_by_clock", false);
       for (const auto& r : pj.at("records")) p.records.push_back(recordFromJson(r, rules.op, rules.domain));
       rules.partials.push_back(std::move(p));
     }
@@ -164,6 +168,7 @@ std::string explain(const OperatorRules& rules) {
   for (const PartialRule& p : rules.partials) {
     int passing = static_cast<int>(std::count_if(p.records.begin(), p.records.end(), [](const Record& r) { return r.passing; }));
     s << "\n" << p.signature << "  (" << passing << " passing, " << p.records.size() - passing << " counter-examples)\n";
+    if (p.rule.cutByClock) s << "  (cut by the wall-clock budget: the search stopped early)\n";
     s << "  requires (" << statusName(p.rule.constraintStatus) << "):\n";
     if (p.rule.constraints.empty()) s << "    nothing\n";
     for (const auto& c : p.rule.constraints) {

@@ -58,16 +58,19 @@ bool forEachCombination(int n, int h, F&& f) {
   }
 }
 
+// Candidates counted per phase; the deadline is shared by all phases of a partial operator.
 struct Budget {
   const SynthLimits& limits;
-  Clock::time_point start = Clock::now();
+  Clock::time_point deadline;
+  bool* cut;
   uint64_t used = 0;
   bool spent() {
     ++used;
     if (limits.maxCandidates && used > limits.maxCandidates) return true;
-    if (limits.seconds > 0 && (used & 1023) == 0 &&
-        std::chrono::duration<double>(Clock::now() - start).count() > limits.seconds)
+    if ((used & 1023) == 0 && Clock::now() > deadline) {
+      *cut = true;
       return true;
+    }
     return false;
   }
 };
@@ -111,8 +114,12 @@ Rule synthesize(const PartialOp& p, const HoleBank& bank, const SynthLimits& lim
   for (const Record* r : p.counterExamples) counter.push_back(symbolValues(*r));
   const int n = static_cast<int>(p.symbols.size());
 
+  const Clock::time_point deadline =
+      limits.seconds > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(limits.seconds))
+                         : Clock::time_point::max();
   // Shape propagation, one output dim at a time.
-  Budget budget{limits};
+  Budget budget{limits, deadline, &rule.cutByClock};
   for (size_t d = 0; d < p.outputs.size(); ++d) {
     std::vector<int64_t> targets;
     for (const auto& o : outs) targets.push_back(o[d]);
@@ -138,7 +145,7 @@ Rule synthesize(const PartialOp& p, const HoleBank& bank, const SynthLimits& lim
 
   // Algorithm 1: predicates every passing record satisfies.
   std::vector<Predicate> kept;
-  Budget predBudget{limits};
+  Budget predBudget{limits, deadline, &rule.cutByClock};
   bool spent = false;
   for (int ops = 0; ops <= std::min(limits.predicateOps, bank.maxOps()) && !spent; ++ops) {
     for (const HoleExpr& he : bank.withOps(ops)) {
@@ -179,7 +186,7 @@ Rule synthesize(const PartialOp& p, const HoleBank& bank, const SynthLimits& lim
       break;
     }
   }
-  if (rule.constraintStatus != ConstraintStatus::Failed) rule.constraints = deduplicate(kept, p.symbols);
+  if (rule.constraintStatus != ConstraintStatus::Failed) rule.constraints = deduplicate(kept, p.symbols, rows, deadline, &rule.cutByClock);
   return rule;
 }
 

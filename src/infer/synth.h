@@ -39,6 +39,9 @@ struct Rule {
   std::vector<std::optional<Expr>> outputs;  // one per output dim; nullopt: not inferred
   std::vector<Predicate> constraints;
   ConstraintStatus constraintStatus = ConstraintStatus::PassingOnly;
+  /// The wall-clock budget stopped a search or Algorithm 2: this rule depends on the
+  /// machine's speed (rule files say so).
+  bool cutByClock = false;
   bool shapeInferred() const;
 };
 
@@ -46,8 +49,10 @@ struct SynthLimits {
   int predicateOps = 1;
   /// Deterministic work budget: candidate evaluations per partial operator (0 = none).
   uint64_t maxCandidates = 20'000'000;
-  /// Wall-clock budget per partial operator in seconds (0 = none; makes results timing-dependent).
-  double seconds = 0;
+  /// Wall-clock budget per partial operator in seconds, over enumeration, Algorithm 1 and
+  /// Algorithm 2's Z3 queries together (0 = none). The deterministic limits above decide
+  /// every rule that finishes within it; one it cuts is marked `cutByClock`.
+  double seconds = 10;
   /// The records were augmented by an acceptor: a partial operator none of whose mutants
   /// was rejected has no constraints (the paper's counter-example-free case).
   bool augmented = false;

@@ -18,12 +18,19 @@ z3::expr Z3Encoder::encode(const Expr& e, z3::expr& defined) {
       switch (static_cast<BinOp>(t.value)) {
         case BinOp::Add: stack.push_back(a + b); break;
         case BinOp::Sub: stack.push_back(a - b); break;
-        case BinOp::Mul: stack.push_back(a * b); break;
+        case BinOp::Mul:
+          if (opaqueNonlinear && !a.is_numeral() && !b.is_numeral()) stack.push_back(opaque("mul", a, b));
+          else stack.push_back(a * b);
+          break;
         case BinOp::Min: stack.push_back(z3::ite(a < b, a, b)); break;
         case BinOp::Max: stack.push_back(z3::ite(a > b, a, b)); break;
         case BinOp::Div:
         case BinOp::Mod: {
           defined = defined && b != 0;
+          if (opaqueNonlinear && !b.is_numeral()) {
+            stack.push_back(opaque(static_cast<BinOp>(t.value) == BinOp::Div ? "div" : "mod", a, b));
+            break;
+          }
           // Z3's div is Euclidean; floor(a / b) is a div b for b > 0 and (-a) div (-b) else.
           z3::expr q = z3::ite(b > 0, a / b, (-a) / (-b));
           stack.push_back(static_cast<BinOp>(t.value) == BinOp::Div ? q : a - b * q);
@@ -33,6 +40,26 @@ z3::expr Z3Encoder::encode(const Expr& e, z3::expr& defined) {
     }
   }
   return stack.back();
+}
+
+z3::expr Z3Encoder::opaque(const char* name, const z3::expr& a, const z3::expr& b) {
+  z3::sort i = ctx.int_sort();
+  z3::expr v = ctx.function(name, i, i, i)(a, b);
+  const std::string op = name;
+  if (op == "mul") {
+    lemmas.push_back((v > 0) == ((a > 0 && b > 0) || (a < 0 && b < 0)));
+    lemmas.push_back((v == 0) == (a == 0 || b == 0));
+    lemmas.push_back(z3::implies(a >= 1 && b >= 1, v >= a && v >= b));
+  } else if (op == "div") {  // floor division
+    lemmas.push_back(z3::implies(b > 0, (v >= 1) == (a >= b) && (v <= -1) == (a < 0)));
+    lemmas.push_back(z3::implies(b < 0, (v >= 1) == (a <= b) && (v <= -1) == (a > 0)));
+    lemmas.push_back(z3::implies(b > 0 && a >= 0, v <= a));
+  } else {  // Python-style mod: the divisor's sign
+    lemmas.push_back(z3::implies(b > 0, v >= 0 && v < b && z3::implies(a >= 0 && a < b, v == a)));
+    lemmas.push_back(z3::implies(b < 0, v <= 0 && v > b && z3::implies(a <= 0 && a > b, v == a)));
+    lemmas.push_back(z3::implies(b > 0 && a >= 0, v <= a));
+  }
+  return v;
 }
 
 z3::expr Z3Encoder::predicate(const Predicate& p) {

@@ -47,3 +47,13 @@ def test_infer_errors_are_one_line(nnfuzz, tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "NoSuchOp" in r.stderr
     r = nnfuzz("infer", "--node-tests", tmp_path / "missing", "-o", tmp_path, check=False)
     assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_ort_label_ends_on_a_model_over_its_budget(tmp_path):
+    # A model that cannot be labelled in 0.001 s: the helper answers the ones before it
+    # (none here) and exits non-zero, which the caller turns into a drop and a restart.
+    pool_model(tmp_path / "ok.onnx", 5, 2)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ort_label.py"), "--model-seconds", "0.001"],
+                       input=str(tmp_path / "ok.onnx"), capture_output=True, text=True)
+    assert r.returncode != 0 and r.stdout == ""
+    assert "Timeout" in r.stderr
