@@ -95,11 +95,14 @@ InferResult inferPow(const InferArgs& args) {
 // integers (perfect powers such as 4^0.5 come out as 1.9999 in exp/log implementations),
 // and a negative base gives NaN. An exponent of exactly 0 or 1 is trusted only from an
 // exact tensor (ops/exactness.h): a window's 0 may be a SUT's 1e-8, and 0^y jumps at y = 0.
+// 0 to a negative power is infinite, which no integer holds (ONNX Runtime gives INT64_MIN);
+// the samplers never draw it, but neuri's records reuse any float exponent.
 bool powUnstable(const KernelArgs& a) {
   if (isFloat(a.inputs[0]->type.dtype) || !isFloat(a.inputs[1]->type.dtype)) return false;
   const bool exactExponent = a.inputs[1]->exact;
   return anyBroadcastPair(a, 0, 1, [exactExponent](double x, double y) {
     if (x == 1) return false;
+    if (x == 0 && y < 0) return true;
     if (exactExponent && (y == 0 || y == 1)) return false;
     if (x == 0) return !exactExponent && std::abs(y) < kStabilityMargin;
     if (x < 0) return y != std::trunc(y) || !exactExponent;

@@ -79,6 +79,9 @@ TEST(Exactness, WindowNoiseNearZeroIsUnstableForPowAndDynamicQuantize) {
   EXPECT_FALSE(unstable("Pow", {&zeroBase, &exponents}));
   const Tensor noisy = inexact(exponents);
   EXPECT_TRUE(unstable("Pow", {&zeroBase, &noisy}));
+  // 0 to a negative power is infinite: no integer result (neuri's Pow records drew it).
+  const Tensor negative = F({2}, {1.0, -1.2});
+  EXPECT_TRUE(unstable("Pow", {&zeroBase, &negative}));
   const Tensor tiny = F({2}, {-1.4e-17, 0.0});
   EXPECT_FALSE(unstable("DynamicQuantizeLinear", {&tiny}));
   const Tensor tinyNoisy = inexact(tiny);
