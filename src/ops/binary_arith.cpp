@@ -22,6 +22,9 @@ void binaryKernel(KernelArgs& a) {
   broadcastKernel(a, [](const std::vector<double>& v) { return F(v[0], v[1]); });
 }
 
+/// Computed divisors below this size are too close to 0 to divide by across SUTs.
+constexpr double kTinyDivisor = 1e-6;
+
 double addOf(double x, double y) { return x + y; }
 double subOf(double x, double y) { return x - y; }
 double mulOf(double x, double y) { return x * y; }
@@ -98,7 +101,9 @@ InferResult inferPow(const InferArgs& args) {
 // 0 to a negative power is infinite, which no integer holds (ONNX Runtime gives INT64_MIN);
 // the samplers never draw it, but neuri's records reuse any float exponent.
 bool powUnstable(const KernelArgs& a) {
-  if (isFloat(a.inputs[0]->type.dtype) || !isFloat(a.inputs[1]->type.dtype)) return false;
+  if (isFloat(a.inputs[0]->type.dtype)) return false;
+  if (!isFloat(a.inputs[1]->type.dtype))
+    return anyBroadcastPair(a, 0, 1, [](double x, double y) { return x == 0 && y < 0; });
   const bool exactExponent = a.inputs[1]->exact;
   return anyBroadcastPair(a, 0, 1, [exactExponent](double x, double y) {
     if (x == 1) return false;
@@ -107,6 +112,18 @@ bool powUnstable(const KernelArgs& a) {
     if (x == 0) return !exactExponent && std::abs(y) < kStabilityMargin;
     if (x < 0) return y != std::trunc(y) || !exactExponent;
     return distanceToInteger(std::pow(x, y)) < kStabilityMargin;
+  });
+}
+
+// ---- Div -------------------------------------------------------------------------------
+
+// The samplers keep divisors at |y| >= 0.5, but neuri's records and the reducer reuse any
+// value: an integer 0 divides by zero, and a tiny computed divisor (2.9e-8 here, 0 in a SUT
+// that flushes denormals) makes the quotient noise.
+bool divUnstable(const KernelArgs& a) {
+  const bool exactDivisor = a.inputs[1]->exact;
+  return anyBroadcastPair(a, 0, 1, [exactDivisor](double, double y) {
+    return y == 0 || (!exactDivisor && std::abs(y) < kTinyDivisor);
   });
 }
 
@@ -167,7 +184,11 @@ const OpSpec& opMul() {
   return s;
 }
 const OpSpec& opDiv() {
-  static const OpSpec s = binarySpec("Div", 14, kNumericTypes, binaryKernel<divOf>, divisorOperand);
+  static const OpSpec s = [] {
+    OpSpec t = binarySpec("Div", 14, kNumericTypes, binaryKernel<divOf>, divisorOperand);
+    t.unstable = divUnstable;
+    return t;
+  }();
   return s;
 }
 const OpSpec& opPow() {

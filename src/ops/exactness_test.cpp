@@ -82,6 +82,19 @@ TEST(Exactness, WindowNoiseNearZeroIsUnstableForPowAndDynamicQuantize) {
   // 0 to a negative power is infinite: no integer result (neuri's Pow records drew it).
   const Tensor negative = F({2}, {1.0, -1.2});
   EXPECT_TRUE(unstable("Pow", {&zeroBase, &negative}));
+  const Tensor negativeInts = T(DType::Int32, {2}, {1, -2});
+  EXPECT_TRUE(unstable("Pow", {&zeroBase, &negativeInts}));
+  const Tensor positiveInts = T(DType::Int32, {2}, {1, 2});
+  EXPECT_FALSE(unstable("Pow", {&zeroBase, &positiveInts}));
+  // A computed divisor of 2.9e-8 is 0 in a SUT that flushes it (neuri's Div(t, t)).
+  const Tensor tinyDivisor = inexact(F({2}, {1.0, 2.9e-8}));
+  const Tensor dividend = F({2}, {1.0, 1.0});
+  EXPECT_TRUE(unstable("Div", {&dividend, &tinyDivisor}));
+  const Tensor plainDivisor = inexact(F({2}, {1.0, 0.5}));
+  EXPECT_FALSE(unstable("Div", {&dividend, &plainDivisor}));
+  const Tensor zeroInt = T(DType::Int32, {2}, {1, 0});
+  const Tensor sevens = T(DType::Int32, {2}, {7, 7});
+  EXPECT_TRUE(unstable("Div", {&sevens, &zeroInt}));
   const Tensor tiny = F({2}, {-1.4e-17, 0.0});
   EXPECT_FALSE(unstable("DynamicQuantizeLinear", {&tiny}));
   const Tensor tinyNoisy = inexact(tiny);
