@@ -3,6 +3,7 @@
 #include "triage/normalize.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 namespace nnfuzz {
@@ -141,6 +142,32 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b);
 }
 
+// OpenVINO names every node whose conversion failed ("Conversion is failed for: DFT-<n>,
+// Scan-<n>"). A failing If, Loop or Scan is the failure: which other nodes fail beside it
+// (its body's, or a second bug's the reducer cannot then cut away) is an accident of the model.
+constexpr std::string_view kConversionFailedFor = "Conversion is failed for: ";
+
+std::string keepControlFlowFailures(std::string line) {
+  const size_t at = line.find(kConversionFailedFor);
+  if (at == std::string::npos) return line;
+  const size_t from = at + kConversionFailedFor.size();
+  std::vector<std::string> kept;
+  for (size_t i = from; i < line.size();) {
+    size_t end = line.find(", ", i);
+    if (end == std::string::npos) end = line.size();
+    const std::string item = line.substr(i, end - i);
+    const std::string name = item.substr(0, item.find('-'));
+    if ((name == "If" || name == "Loop" || name == "Scan") &&
+        std::find(kept.begin(), kept.end(), item) == kept.end())
+      kept.push_back(item);
+    i = end == line.size() ? end : end + 2;
+  }
+  if (kept.empty()) return line;
+  std::string out = line.substr(0, from);
+  for (size_t k = 0; k < kept.size(); ++k) out += (k ? ", " : "") + kept[k];
+  return out;
+}
+
 }  // namespace
 
 std::string normalizeLine(std::string_view s) {
@@ -261,7 +288,7 @@ std::string normalizeMessage(std::string_view message) {
   if (lines.size() > 4) lines = {lines[0], lines[1], lines[2], lines.back()};
   std::string out;
   for (const auto& line : lines) {
-    const std::string norm = normalizeLine(line);
+    const std::string norm = keepControlFlowFailures(normalizeLine(line));
     if (norm.empty()) continue;
     if (!out.empty()) out += " | ";
     out += norm;

@@ -229,6 +229,22 @@ def normalize_line(s):
     return _trim(_collapse_tuples("".join(out)))
 
 
+_CONVERSION_FAILED_FOR = "Conversion is failed for: "
+
+
+def _keep_control_flow_failures(line):
+    # OpenVINO names every node whose conversion failed; a failing If, Loop or Scan is the failure.
+    at = line.find(_CONVERSION_FAILED_FOR)
+    if at < 0:
+        return line
+    start = at + len(_CONVERSION_FAILED_FOR)
+    kept = []
+    for item in line[start:].split(", "):
+        if item.split("-")[0] in ("If", "Loop", "Scan") and item not in kept:
+            kept.append(item)
+    return line[:start] + ", ".join(kept) if kept else line
+
+
 def normalize_message(message):
     # Bytes as Latin-1 characters: one character per byte, as the C++ scanner sees them.
     if isinstance(message, str):
@@ -244,7 +260,7 @@ def normalize_message(message):
         lines = [lines[0], lines[1], lines[2], lines[-1]]
     out = ""
     for line in lines:
-        norm = normalize_line(line)
+        norm = _keep_control_flow_failures(normalize_line(line))
         if not norm:
             continue
         out += (" | " if out else "") + norm
