@@ -58,7 +58,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
-                                            "caffe_layers",
+                                            "caffe_layers", "values",
                                             "limits",    "neuri"};
 
 }  // namespace
@@ -95,6 +95,22 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
       if (!(weight >= 0)) bad("caffe_layers." + name, "weight must be >= 0");
       c.caffeLayers[name] = weight;
     }
+  }
+  if (j.contains("values")) {
+    const json& v = j["values"];
+    if (!v.is_object()) bad("values", "expected an object like {\"narrow\": 0.7, \"special\": 0.3}");
+    c.values = ValueMix{0, 0, 0, 0};
+    for (const auto& [kind, w] : v.items()) {
+      const double weight = number<double>(w, "values." + kind);
+      if (!(weight >= 0)) bad("values." + kind, "weight must be >= 0");
+      if (kind == "narrow") c.values.narrow = weight;
+      else if (kind == "wide") c.values.wide = weight;
+      else if (kind == "special") c.values.special = weight;
+      else if (kind == "integral") c.values.integral = weight;
+      else bad("values", "unknown kind '" + kind + "' (narrow, wide, special, integral)");
+    }
+    if (!(c.values.narrow + c.values.wide + c.values.special + c.values.integral > 0))
+      bad("values", "at least one kind needs a weight above 0");
   }
   if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
   if (j.contains("dtypes")) {
@@ -213,6 +229,8 @@ json configToJson(const GenConfig& c) {
   j["max_dim"] = c.limits.maxDim;
   j["picking_rate"] = c.pickingRate;
   j["weight_rate"] = c.weightRate;
+  j["values"] = {{"narrow", c.values.narrow}, {"wide", c.values.wide}, {"special", c.values.special},
+                 {"integral", c.values.integral}};
   j["opset"] = c.opset;
   json dtypes = json::object();
   for (size_t i = 0; i < c.limits.dtypes.size(); ++i)

@@ -16,6 +16,7 @@
 //     "format": "onnx",               // or "caffe"/"both": only Caffe-expressible models (isra)
 //     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
 //     "caffe_layers": {"Power": 1, "Crop": 0.5},  // Caffe layers drawn as ONNX runs (caffe_units.h)
+//     "values": {"narrow": 0.7, "wide": 0.1, "special": 0.1, "integral": 0.1},  // fresh values (ValueMix)
 //     "limits": {...},                // depth, required sequences, parameter limits (limits.h)
 //     "neuri": {...}                  // the neuri generator's settings (NeuriSettings)
 //   }
@@ -36,6 +37,7 @@
 #include "gen/block_corpus.h"
 #include "gen/weight_fill.h"
 #include "gen/limits.h"
+#include "interp/values.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -80,6 +82,8 @@ struct GenConfig {
   Limits limits;  ///< rank/dim bounds and dtypes with weights
   double pickingRate = 0.97;
   double weightRate = 0.5;
+  /// Kinds of fresh values ("values": {"narrow": .7, "wide": .1, "special": .1, "integral": .1}).
+  ValueMix values{0.7, 0.1, 0.1, 0.1};
   int opset = 17;
   std::vector<const OpSpec*> ops;  ///< allowed operators, registry order
   std::vector<double> opWeights;   ///< parallel to ops

@@ -96,7 +96,7 @@ class BodyGrower {
       if (config_.avoids(spec, types, inst.attrs)) continue;
       std::vector<Tensor> fresh;
       std::vector<const Tensor*> data;
-      operandContents(inst, pool_, rng_, fresh, data);
+      operandContents(inst, pool_, rng_, config_.values, fresh, data);
       std::vector<Tensor> results = evalOp(spec, data, inst.attrs, inst.outputTypes);
       if (!usableResults(spec, data, inst.attrs, results)) continue;
       std::vector<ValueId> operands(inst.operands.size(), kNoValue);

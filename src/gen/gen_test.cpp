@@ -137,5 +137,15 @@ TEST(Config, JsonRoundTripKeepsTheHash) {
   EXPECT_NE(configHash(c), configHash(defaultConfig()));
 }
 
+TEST(ValuesConfig, KindsAreValidated) {
+  const GenConfig c = applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": {"special": 1}})"));
+  EXPECT_EQ(c.values, (ValueMix{0, 0, 1, 0}));
+  EXPECT_EQ(configToJson(c)["values"]["special"], 1.0);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": {"huge": 1}})")), Error);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": {"wide": -1}})")), Error);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": {"narrow": 0}})")), Error);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": [1]})")), Error);
+}
+
 }  // namespace
 }  // namespace nnfuzz

@@ -38,10 +38,17 @@ bool ValuePool::within(ValueId id, const ValueRange& r) const {
 
 ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
                                 const std::function<ValueRange(const TensorType&)>& rangeOf) {
+  return pickExisting(accepts, rangeOf, nullptr);
+}
+
+ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
+                                const std::function<ValueRange(const TensorType&)>& rangeOf,
+                                const std::function<bool(ValueId)>& usable) {
   candidates_.clear();
   wideCandidates_.clear();
   for (ValueId id : ids_) {
     if (!graph_.value(id).alive) continue;  // a rolled-back node's result
+    if (usable && !usable(id)) continue;
     const TensorType& type = graph_.value(id).type;
     if (!accepts(type)) continue;
     const ValueRange range = rangeOf(type);
@@ -68,8 +75,8 @@ bool ValuePool::reachesBeyondDefault(ValueId id) const {
   return std::max(std::abs(s.min), std::abs(s.max)) > 2 * band;
 }
 
-void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, std::vector<Tensor>& fresh,
-                     std::vector<const Tensor*>& data) {
+void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, const ValueMix& mix,
+                     std::vector<Tensor>& fresh, std::vector<const Tensor*>& data) {
   fresh.assign(inst.operands.size(), Tensor());
   data.assign(inst.operands.size(), nullptr);
   for (size_t k = 0; k < inst.operands.size(); ++k) {
@@ -79,7 +86,7 @@ void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng,
       data[k] = &pool.data(op.existing);
       continue;
     }
-    fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng);
+    fresh[k] = op.constant ? *op.constant : sampleTensor(op.type, op.range, rng, mix);
     data[k] = &fresh[k];
   }
 }

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "interp/values.h"
 #include "ir/graph.h"
 #include "ops/instantiate.h"
 
@@ -33,6 +34,10 @@ class ValuePool : public OperandSource {
   /// the dtype's default band, half the time one whose elements reach past twice that band.
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
                        const std::function<ValueRange(const TensorType&)>& rangeOf) override;
+  /// The same, among the values `usable` accepts.
+  ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
+                       const std::function<ValueRange(const TensorType&)>& rangeOf,
+                       const std::function<bool(ValueId)>& usable);
   const TensorType& typeOf(ValueId value) const override { return graph_.value(value).type; }
   /// Never hands `id` out again (a value inside a run that must stay whole).
   void withhold(ValueId id) { std::erase(ids_, id); }
@@ -59,8 +64,8 @@ class ValuePool : public OperandSource {
 
 /// The contents of an instantiation's operands (`data`, by position; omitted ones null): a
 /// reused value's data from the pool, else fresh data (its constant, or sampled in its range),
-/// kept in `fresh`.
-void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, std::vector<Tensor>& fresh,
-                     std::vector<const Tensor*>& data);
+/// kept in `fresh`; fresh values of the kinds `mix` draws.
+void operandContents(const Instantiation& inst, const ValuePool& pool, Rng& rng, const ValueMix& mix,
+                     std::vector<Tensor>& fresh, std::vector<const Tensor*>& data);
 
 }  // namespace nnfuzz

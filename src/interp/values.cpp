@@ -1,6 +1,8 @@
 #include "interp/values.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace nnfuzz {
 
@@ -17,11 +19,65 @@ double sampleOne(DType dtype, const ValueRange& r, Rng& rng) {
   // The range is (almost) all inside the forbidden band: take its far end.
   return roundTo(dtype, std::abs(r.hi) >= std::abs(r.lo) ? r.hi : r.lo);
 }
+bool allowed(const ValueRange& r, double x) { return x >= r.lo && x <= r.hi && std::abs(x) >= r.minMagnitude; }
+
+/// Smallest magnitude a wide tensor draws, relative to the range's largest.
+constexpr double kWidestRatio = 1.0 / 16384;
+
+double sampleWide(DType dtype, const ValueRange& r, Rng& rng) {
+  const double top = std::max(std::abs(r.lo), std::abs(r.hi));
+  const double bottom = std::max(r.minMagnitude, top * kWidestRatio);
+  if (!(top > 0) || bottom >= top) return sampleOne(dtype, r, rng);
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const double magnitude = std::exp(rng.uniformReal(std::log(bottom), std::log(top)));
+    const double x = roundTo(dtype, rng.bernoulli(0.5) ? magnitude : -magnitude);
+    if (allowed(r, x)) return x;
+  }
+  return sampleOne(dtype, r, rng);
+}
+
+double sampleSpecial(DType dtype, const ValueRange& r, Rng& rng) {
+  if (rng.bernoulli(0.5)) return sampleOne(dtype, r, rng);
+  double candidates[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, r.lo, r.hi};
+  std::vector<double> usable;
+  for (double candidate : candidates) {
+    const double x = roundTo(dtype, candidate);
+    if (allowed(r, x) && (isFloat(dtype) || !(x == 0 && std::signbit(x)))) usable.push_back(x);  // no integer -0
+  }
+  if (usable.empty()) return sampleOne(dtype, r, rng);
+  return usable[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(usable.size()) - 1))];
+}
+
+double sampleIntegral(DType dtype, const ValueRange& r, Rng& rng) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const double x = std::nearbyint(sampleOne(dtype, r, rng));
+    if (allowed(r, x)) return x;
+  }
+  return sampleOne(dtype, r, rng);
+}
+
 }  // namespace
 
 Tensor sampleTensor(const TensorType& type, const ValueRange& range, Rng& rng) {
   Tensor t(type);
   for (double& x : t.data) x = sampleOne(type.dtype, range, rng);
+  return t;
+}
+
+Tensor sampleTensor(const TensorType& type, const ValueRange& range, Rng& rng, const ValueMix& mix) {
+  if (type.dtype == DType::Bool || (mix.wide == 0 && mix.special == 0 && mix.integral == 0))
+    return sampleTensor(type, range, rng);
+  const double odds[] = {mix.narrow, mix.wide, mix.special, mix.integral};
+  const size_t kind = rng.weighted(odds);
+  Tensor t(type);
+  for (double& x : t.data) {
+    switch (kind) {
+      case 1: x = sampleWide(type.dtype, range, rng); break;
+      case 2: x = sampleSpecial(type.dtype, range, rng); break;
+      case 3: x = sampleIntegral(type.dtype, range, rng); break;
+      default: x = sampleOne(type.dtype, range, rng); break;
+    }
+  }
   return t;
 }
 

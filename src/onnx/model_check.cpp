@@ -62,14 +62,6 @@ bool sameType(const onnx::TypeProto& t, const TensorType& ours, bool symbolicDim
   return true;
 }
 
-// Ops whose result dims ONNX 1.12's inference leaves symbolic: Einsum infers the rank only,
-// OneHot reads only an integer depth, and the value-dependent ones do not read their
-// constant operands; a Loop's scan outputs have as many rows as iterations, which ONNX
-// leaves symbolic.
-bool infersSymbolicDims(const std::string& op) {
-  return op == "Loop" || op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique" ||
-         op == "NonMaxSuppression";
-}
 
 std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const onnx::GraphProto& inferred,
                                            const Graph& ours) {
@@ -110,7 +102,7 @@ std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const 
   // that makes them is in the model (they flow on into its consumers).
   const auto ourNodes = ours.nodes();
   bool symbolic = false;
-  for (const auto& node : g.node()) symbolic = symbolic || infersSymbolicDims(node.op_type());
+  for (const auto& node : g.node()) symbolic = symbolic || onnxLeavesDimsSymbolic(node.op_type());
   size_t next = 0;
   for (const auto& node : g.node()) {
     if (node.op_type() == "Constant") continue;
@@ -308,6 +300,11 @@ std::optional<std::string> checkModelContained(const onnx::ModelProto& model, co
   if (reply[0] != 'G' || !inferred.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1)))
     return std::string("ONNX's checker gave an unreadable reply on this model");
   return compareWithOurs(model, inferred, *ours);
+}
+
+bool onnxLeavesDimsSymbolic(std::string_view op) {
+  return op == "Loop" || op == "Einsum" || op == "OneHot" || op == "Compress" || op == "NonZero" || op == "Unique" ||
+         op == "NonMaxSuppression";
 }
 
 }  // namespace nnfuzz

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ir/graph.h"
 #include "onnx/onnx_pb.h"
@@ -29,5 +30,11 @@ inline constexpr int kContainedCheckSeconds = 60;
 /// in one line, and the next call starts another. Our comparison runs here. Calls are
 /// serialized. Make the first call before starting threads: fork keeps only the caller.
 std::optional<std::string> checkModelContained(const onnx::ModelProto& model, const Graph* ours = nullptr);
+
+/// Ops whose result dims ONNX 1.12's inference leaves symbolic: Einsum infers the rank only,
+/// OneHot reads only an integer depth, and the value-dependent ones do not read their
+/// constant operands; a Loop's scan outputs have as many rows as iterations, which ONNX
+/// leaves symbolic.
+bool onnxLeavesDimsSymbolic(std::string_view op);
 
 }  // namespace nnfuzz
