@@ -36,6 +36,12 @@ void bitShiftKernel(KernelArgs& a) {
   });
 }
 
+// Shifts of 8 or more: undefined, as above. The sampler never draws them, but neuri's rule
+// and record operators and the reducer reuse any uint8 (OpenVINO gave 1 for 178 >> 9).
+bool bitShiftUnstable(const KernelArgs& a) {
+  return elemutil::anyBroadcastPair(a, 0, 1, [](double, double y) { return y >= 8; });
+}
+
 }  // namespace
 
 const OpSpec& opBitShift() {
@@ -51,6 +57,7 @@ const OpSpec& opBitShift() {
     t.nextInput = shiftAmount;
     t.infer = inferBitShift;
     t.reference = bitShiftKernel;
+    t.unstable = bitShiftUnstable;
     return t;
   }();
   return s;

@@ -95,6 +95,14 @@ TEST(Exactness, WindowNoiseNearZeroIsUnstableForPowAndDynamicQuantize) {
   const Tensor zeroInt = T(DType::Int32, {2}, {1, 0});
   const Tensor sevens = T(DType::Int32, {2}, {7, 7});
   EXPECT_TRUE(unstable("Div", {&sevens, &zeroInt}));
+  // A shift of the type's width or more is undefined (neuri's BitShift rule drew 9).
+  const Tensor bits = T(DType::UInt8, {1}, {178});
+  const Tensor nine = T(DType::UInt8, {}, {9});
+  const Tensor seven = T(DType::UInt8, {}, {7});
+  Attributes right;
+  right.setString("direction", "RIGHT");
+  EXPECT_TRUE(unstable("BitShift", {&bits, &nine}, right));
+  EXPECT_FALSE(unstable("BitShift", {&bits, &seven}, right));
   const Tensor tiny = F({2}, {-1.4e-17, 0.0});
   EXPECT_FALSE(unstable("DynamicQuantizeLinear", {&tiny}));
   const Tensor tinyNoisy = inexact(tiny);
