@@ -147,6 +147,27 @@ TEST(ControlFlow, LoopBodyIndexOutOfRangeInALaterIterationIsAnError) {
   EXPECT_THROW(runGraph(g, {f32({1}, {1})}), Error);
 }
 
+TEST(ControlFlow, LoopWithoutCondIgnoresTheBodysCondition) {
+  // ONNX's "for loop" form: M = 3 iterations although the body says stop after the first.
+  Graph g = parseGraph(R"(graph {
+  %0 = input f32[2]
+  %1 = weight i64[] [3]
+  %2 = Loop(%1, _, %0) {body=graph {
+    %3 = input i64[]
+    %4 = input bool[]
+    %5 = input f32[2]
+    %6 = weight i64[] [0]
+    %7 = Less(%3, %6) : bool[]
+    %8 = Add(%5, %5) : f32[2]
+    return %7, %8
+  }} : f32[2]
+  return %2
+}
+)");
+  ASSERT_EQ(verifyGraph(g), std::nullopt);
+  EXPECT_EQ(runGraph(g, {f32({2}, {1, 3})})[0].data, (std::vector<double>{8, 24}));
+}
+
 TEST(ControlFlow, LoopRefusesScanOutputsCutShortByTheCondition) {
   std::string text = kLoop;
   text.replace(text.find("return %6, %12, %12"), 19, "%13 = Not(%6) : bool[]\n    return %13, %12, %12");

@@ -9,7 +9,8 @@
 //    number of iterations, which inference takes to be M (0 when a constant cond input is
 //    false); the kernel refuses (Error) a loop with scan outputs whose condition stops it
 //    earlier, and a loop without M has no scan outputs. Without scan outputs the condition
-//    may stop the loop at any iteration.
+//    may stop the loop at any iteration. Without a cond input, the body's condition is
+//    ignored (ONNX's "for loop" form): M iterations run.
 //  - Scan: every scan input has the same length along its scan axis.
 // Bodies' formal inputs are typed as ONNX's inference types them (Loop: iteration number
 // i64[] and condition bool[], then the carried values; Scan: states, then one slice of
@@ -201,7 +202,8 @@ void loopKernel(KernelArgs& args) {
     std::vector<const Tensor*> formals{&iter, &condTensor};
     for (const Tensor& t : state) formals.push_back(&t);
     auto results = run(body, formals);
-    cond = results[0].data[0] != 0;
+    // Without a cond input the loop is a for loop: ONNX ignores the body's condition.
+    if (condIn) cond = results[0].data[0] != 0;
     for (size_t k = 0; k < carried; ++k) state[k] = std::move(results[1 + k]);
     for (size_t k = 0; k < scans; ++k) elements[k].push_back(std::move(results[1 + carried + k]));
   }
