@@ -143,8 +143,10 @@ void samplePoolAttrs(OpDraft& d) {
     }
     resolveForward(w, err);
   }
-  if (Kind != Pool::Lp && rng.bernoulli(0.4)) {
-    // ceil_mode only where ONNX shape inference and the runtime rule agree on the size.
+  // ceil_mode only where ONNX shape inference and the runtime rule agree on the size, and
+  // never with auto_pad: for VALID the spec's formula ignores ceil_mode while ONNX Runtime
+  // applies it (width 1 against 2 for a 3-wide window, stride 3, on 5), and auto_pad is deprecated.
+  if (Kind != Pool::Lp && rng.bernoulli(0.4) && w.autoPad == AutoPad::NotSet) {
     Window c = w;
     c.ceilMode = true;
     bool agree = resolveForward(c, err);
