@@ -125,7 +125,16 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     options.suspects = culprits.of(key);
     if (j.verdict == Verdict::DCF) options.focusOutputs = j.differingOutputs();
     const Reduction r = reduceCase(graph, inputs, stillFails, options);
-    const SubCase small = r.shrunk ? r.reduced : extractSubCase(graph, runGraphAll(graph, inputs), graph.nodes());
+    // Nothing smaller fails: the case itself, with its own outputs. (A sub-case of all its
+    // nodes would make every unused result an output, Dropout's mask and MaxPool's indices
+    // too, which Caffe cannot write: the bundle of a Caffe backend lost its Caffe form.)
+    auto whole = [&] {
+      const std::vector<Tensor> values = runGraphAll(graph, inputs);
+      SubCase c{graph, inputs, {}};
+      for (ValueId v : graph.outputs()) c.expected.push_back(values[v]);
+      return c;
+    };
+    const SubCase small = r.shrunk ? r.reduced : whole();
     std::optional<Culprit> culprit;
     size_t blameRuns = 0;
     if (haveReference && Clock::now() < deadline) {
