@@ -36,15 +36,18 @@ double sampleWide(DType dtype, const ValueRange& r, Rng& rng) {
   return sampleOne(dtype, r, rng);
 }
 
-double sampleSpecial(DType dtype, const ValueRange& r, Rng& rng) {
-  if (rng.bernoulli(0.5)) return sampleOne(dtype, r, rng);
-  double candidates[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, r.lo, r.hi};
+/// The special values `r` allows in `dtype` (no integer -0).
+std::vector<double> specialValues(DType dtype, const ValueRange& r) {
   std::vector<double> usable;
-  for (double candidate : candidates) {
+  for (double candidate : {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, r.lo, r.hi}) {
     const double x = roundTo(dtype, candidate);
-    if (allowed(r, x) && (isFloat(dtype) || !(x == 0 && std::signbit(x)))) usable.push_back(x);  // no integer -0
+    if (allowed(r, x) && (isFloat(dtype) || !(x == 0 && std::signbit(x)))) usable.push_back(x);
   }
-  if (usable.empty()) return sampleOne(dtype, r, rng);
+  return usable;
+}
+
+double sampleSpecial(DType dtype, const ValueRange& r, const std::vector<double>& usable, Rng& rng) {
+  if (rng.bernoulli(0.5) || usable.empty()) return sampleOne(dtype, r, rng);
   return usable[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(usable.size()) - 1))];
 }
 
@@ -69,11 +72,12 @@ Tensor sampleTensor(const TensorType& type, const ValueRange& range, Rng& rng, c
     return sampleTensor(type, range, rng);
   const double odds[] = {mix.narrow, mix.wide, mix.special, mix.integral};
   const size_t kind = rng.weighted(odds);
+  const std::vector<double> specials = kind == 2 ? specialValues(type.dtype, range) : std::vector<double>{};
   Tensor t(type);
   for (double& x : t.data) {
     switch (kind) {
       case 1: x = sampleWide(type.dtype, range, rng); break;
-      case 2: x = sampleSpecial(type.dtype, range, rng); break;
+      case 2: x = sampleSpecial(type.dtype, range, specials, rng); break;
       case 3: x = sampleIntegral(type.dtype, range, rng); break;
       default: x = sampleOne(type.dtype, range, rng); break;
     }
