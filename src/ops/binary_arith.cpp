@@ -102,12 +102,10 @@ InferResult inferPow(const InferArgs& args) {
 // the samplers never draw it, but neuri's records reuse any float exponent.
 bool powUnstable(const KernelArgs& a) {
   if (isFloat(a.inputs[0]->type.dtype)) return false;
-  if (!isFloat(a.inputs[1]->type.dtype))
-    return anyBroadcastPair(a, 0, 1, [](double x, double y) { return x == 0 && y < 0; });
-  const bool exactExponent = a.inputs[1]->exact;
-  return anyBroadcastPair(a, 0, 1, [exactExponent](double x, double y) {
-    if (x == 1) return false;
+  const bool floatExponent = isFloat(a.inputs[1]->type.dtype), exactExponent = a.inputs[1]->exact;
+  return anyBroadcastPair(a, 0, 1, [floatExponent, exactExponent](double x, double y) {
     if (x == 0 && y < 0) return true;
+    if (!floatExponent || x == 1) return false;
     if (exactExponent && (y == 0 || y == 1)) return false;
     if (x == 0) return !exactExponent && std::abs(y) < kStabilityMargin;
     if (x < 0) return y != std::trunc(y) || !exactExponent;
