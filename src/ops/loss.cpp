@@ -7,12 +7,14 @@
 // SoftmaxCrossEntropyLoss applies the loss to log_softmax(scores) along axis 1 and also
 // returns that log_prob.
 //
-// A target outside [0, C) that is not ignore_index is undefined: generated targets stay in
-// range (their value domain), and the kernel leaves such elements out. A mean over nothing
-// but ignored elements is 0 / 0 and unstable.
+// A target outside [0, C) that is not ignore_index is undefined (ONNX Runtime rejects it):
+// generated targets stay in range (their value domain), and the kernel refuses the others,
+// so a reduced or mutated case that shrinks C under its targets is dropped, not compared.
+// A mean over nothing but ignored elements is 0 / 0 and unstable.
 #include <cmath>
 
 #include "ops/nn_util.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 
@@ -87,7 +89,9 @@ void lossOf(const std::vector<double>& logp, const Shape& shape, const Tensor& t
       const auto at = static_cast<size_t>(i * inner + k);
       const auto t = static_cast<int64_t>(target.data[at]);
       double loss = 0;
-      if (!(hasIgnore && t == ignore) && t >= 0 && t < classes) {
+      if (!(hasIgnore && t == ignore) && (t < 0 || t >= classes))
+        throw Error("target " + std::to_string(t) + " is out of range for " + std::to_string(classes) + " classes");
+      if (!(hasIgnore && t == ignore)) {
         const double w = weight ? weight->data[static_cast<size_t>(t)] : 1.0;
         loss = -logp[static_cast<size_t>((i * classes + t) * inner + k)] * w;
         weights += w;

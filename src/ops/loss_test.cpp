@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ops/nn_test_util.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 namespace {
@@ -30,6 +31,12 @@ TEST(NegativeLogLikelihoodLoss, ReductionsWeightsAndIgnore) {
   const Tensor ignored = T(DType::Int64, {2}, {1, 1});
   EXPECT_TRUE(unstable("NegativeLogLikelihoodLoss", {&x, &ignored}, reduce("mean", 1)));
   EXPECT_FALSE(unstable("NegativeLogLikelihoodLoss", {&x, &ignored}, reduce("sum", 1)));
+  // A target outside [0, C) that is not ignore_index is undefined: an evaluation error.
+  const Tensor outside = T(DType::Int64, {2}, {3, 0});
+  EXPECT_THROW(run("NegativeLogLikelihoodLoss", {&x, &outside}), Error);
+  const Tensor negative = T(DType::Int64, {2}, {-1, 0});
+  EXPECT_THROW(run("NegativeLogLikelihoodLoss", {&x, &negative}), Error);
+  expectValues(run("NegativeLogLikelihoodLoss", {&x, &negative}, reduce("sum", -1)), {}, {4});
   const Tensor wrong = T(DType::Int64, {3}, {0, 0, 0});
   EXPECT_FALSE(inferOp("NegativeLogLikelihoodLoss", {&x, &wrong}).ok());
 }
