@@ -2,6 +2,7 @@
 #include "gen/eval_builder.h"
 
 #include "interp/interpreter.h"
+#include "ops/exactness.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
 
@@ -26,11 +27,7 @@ bool usableResults(const OpSpec& spec, const std::vector<const Tensor*>& operand
                    std::vector<Tensor>& results) {
   for (const Tensor& t : results)
     if (!allFinite(t, kMaxResultMagnitude)) return false;
-  if (spec.unstable) {
-    KernelArgs args{operands, attrs, results};
-    if (spec.unstable(args)) return false;
-  }
-  return true;
+  return !unstableCall(spec, KernelArgs{operands, attrs, results});
 }
 
 ValueId EvalBuilder::weight(Tensor data) {

@@ -41,6 +41,10 @@ struct Tensor {
   /// true for inputs and weights, and for results the rules of ops/exactness.h allow.
   /// Stability checks trust an exact 0 or an exact tie; an inexact one may be a few ulps off.
   bool exact = true;
+  /// An inexact result that a SUT may get wrong by far more than a few ulps of its own
+  /// magnitude (a normalisation over a constant group cancels terms hundreds of times
+  /// larger), and every inexact value computed from one. No stability check trusts it.
+  bool noisy = false;
 
   Tensor() = default;
   explicit Tensor(TensorType t) : type(std::move(t)), data(static_cast<size_t>(type.numel()), 0.0) {}

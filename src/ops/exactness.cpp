@@ -55,6 +55,16 @@ bool allExact(std::span<const Tensor* const> inputs) {
   return true;
 }
 
+bool anyNoisy(std::span<const Tensor* const> inputs) {
+  for (const Tensor* t : inputs)
+    if (t && t->noisy) return true;
+  return false;
+}
+
+bool unstableCall(const OpSpec& spec, const KernelArgs& call) {
+  return spec.unstable && (anyNoisy(call.inputs) || spec.unstable(call));
+}
+
 bool exactResult(const OpSpec& spec, std::span<const Tensor* const> inputs, const Tensor& result) {
   if (!isFloat(result.type.dtype)) return true;
   if (kIntegral.count(spec.name)) return true;

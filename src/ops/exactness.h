@@ -25,4 +25,11 @@ bool exactResult(const OpSpec& spec, std::span<const Tensor* const> inputs, cons
 /// True when no operand is inexact (omitted ones count as exact).
 bool allExact(std::span<const Tensor* const> inputs);
 
+/// True when some operand is noisy (see Tensor::noisy).
+bool anyNoisy(std::span<const Tensor* const> inputs);
+
+/// The stability verdict of a call whose results are computed: its operator's check, and
+/// for an operator that has one, any noisy operand (its margins assume a few ulps of error).
+bool unstableCall(const OpSpec& spec, const KernelArgs& call);
+
 }  // namespace nnfuzz

@@ -141,6 +141,9 @@ void layerNormKernel(KernelArgs& a) {
     }
     const size_t g = s.group[i];
     a.outputs[0].data[i] = (x.data[i] - s.mean[g]) / std::sqrt(s.var[g] + eps) * param(1, index, 1.0) + param(2, index, 0.0);
+    // A constant group gives exactly the bias here; an engine's float32 mean may miss the
+    // elements by an ulp, which 1 / sqrt(epsilon) magnifies (as in InstanceNormalization).
+    if (s.var[g] == 0 && s.mean[g] != 0) a.outputs[0].noisy = true;
   }
   // Groups are the leading (kept) dims in row-major order: group g is Mean/InvStdDev entry g.
   for (size_t g = 0; g < s.mean.size() && a.outputs.size() > 2; ++g) {

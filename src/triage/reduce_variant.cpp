@@ -5,6 +5,7 @@
 #include <map>
 
 #include "interp/interpreter.h"
+#include "ops/exactness.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
 #include "support/error.h"
@@ -27,20 +28,16 @@ std::optional<std::vector<Tensor>> runChecked(const Graph& graph, const std::vec
     std::vector<const Tensor*> operands;
     for (ValueId v : n.inputs) operands.push_back(v == kNoValue ? nullptr : &values[v]);
     while (operands.size() > 1 && !operands.back()) operands.pop_back();
-    std::vector<Tensor> outs;
-    for (ValueId v : n.outputs) outs.emplace_back(graph.value(v).type);
-    KernelArgs args{operands, n.attrs, outs};
+    std::vector<TensorType> types;
+    for (ValueId v : n.outputs) types.push_back(graph.value(v).type);
     std::vector<const Tensor*> captures;
     for (ValueId v : n.captures) captures.push_back(&values[v]);
-    const BodyRunner runner = bodyRunner(captures);
-    if (!spec->bodies.empty()) args.runBody = &runner;
-    spec->reference(args);
-    for (Tensor& t : outs) {
+    // evalOp sets exactness and noise as generation does, so the stability checks judge
+    // a variant the way they judged the case it came from.
+    std::vector<Tensor> outs = evalOp(*spec, operands, n.attrs, types, captures);
+    for (const Tensor& t : outs)
       if (!allFinite(t)) return std::nullopt;
-      if (t.type.dtype != DType::Float64)
-        for (double& x : t.data) x = roundTo(t.type.dtype, x);
-    }
-    if (spec->unstable && spec->unstable(args)) return std::nullopt;
+    if (unstableCall(*spec, KernelArgs{operands, n.attrs, outs})) return std::nullopt;
     for (size_t k = 0; k < outs.size(); ++k) values[n.outputs[k]] = std::move(outs[k]);
   }
   return values;
