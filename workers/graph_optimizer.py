@@ -3,8 +3,9 @@ onnxsim_worker.py) share: an optimizer is the SUT, ONNX Runtime with every optim
 disabled only executes.
 
 Mode `noopt` runs the original model, mode `opt` the optimised one, both on ORT_DISABLE_ALL,
-so a difference between the two (or from our reference where `noopt` agrees) is the
-optimizer's rewrite. The optimizer raising or crashing, or handing back a model that ONNX's
+so a difference between the two is the optimizer's rewrite. Their entries in
+config/backends.json say `"compare": "modes"`: a value our reference disputes in both modes is
+ONNX Runtime's, not the optimizer's. The optimizer raising or crashing, or handing back a model that ONNX's
 own checker (full_check) rejects, fails in the stage "optimize": an MCF kept apart from ONNX
 Runtime's failures in the finding's phase.
 """

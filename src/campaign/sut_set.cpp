@@ -52,7 +52,10 @@ Oracle oracleNamed(const std::string& policy, const std::vector<SutChoice>& suts
   for (const SutChoice& sut : suts)
     if (!sut.def.unsupported.empty())
       filter.apply({{"backends", {{sut.def.name, sut.def.unsupported}}}}, "the backends file's " + sut.def.name);
-  return Oracle(*named, std::move(filter));
+  Oracle oracle(*named, std::move(filter));
+  for (const SutChoice& sut : suts)
+    if (sut.def.modesOnly) oracle.compareModesOnly(sut.def.name);
+  return oracle;
 }
 
 std::vector<std::pair<Judgement, const RunOutcome*>> judgeRuns(const Oracle& oracle,

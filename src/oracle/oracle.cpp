@@ -137,6 +137,11 @@ Judgement Oracle::compare(const RunOutcome& o, const std::vector<Tensor>& expect
 
 Judgement Oracle::judge(const RunOutcome& outcome, const std::vector<Tensor>& reference) const {
   if (outcome.status != RunStatus::Ok) return judgeFailure(outcome);
+  if (comparesModesOnly(outcome.backend)) {
+    Judgement j = judgeWithoutReference(outcome);
+    j.reason = "finished; this backend is judged mode against mode only";
+    return j;
+  }
   return compare(outcome, reference, "reference");
 }
 
@@ -157,6 +162,7 @@ std::optional<Judgement> Oracle::judgeModes(const RunOutcome& baseline, const Ru
 
 std::optional<Judgement> Oracle::judgeAgainstRun(const RunOutcome& reference, const RunOutcome& candidate) const {
   if (reference.status != RunStatus::Ok || candidate.status != RunStatus::Ok) return std::nullopt;
+  if (comparesModesOnly(candidate.backend)) return std::nullopt;
   return compare(candidate, reference.outputs, reference.backend + ":" + reference.mode);
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,12 @@ class Oracle {
   const std::string& fallbackReference() const { return fallbackReference_; }
   void setFallbackReference(std::string backendMode) { fallbackReference_ = std::move(backendMode); }
 
+  /// A backend whose outputs our reference does not judge: an ONNX graph optimizer, whose
+  /// models ONNX Runtime runs, so a wrong value in every mode is ONNX Runtime's. Its finished
+  /// runs are compared mode against mode only; its errors are judged as any backend's.
+  void compareModesOnly(std::string backend) { modesOnly_.insert(std::move(backend)); }
+  bool comparesModesOnly(const std::string& backend) const { return modesOnly_.count(backend) > 0; }
+
   const Policy& policy() const { return policy_; }
   const UnsupportedFilter& unsupported() const { return filter_; }
 
@@ -81,6 +88,7 @@ class Oracle {
 
   Policy policy_;
   UnsupportedFilter filter_;
+  std::set<std::string> modesOnly_;
   std::string fallbackReference_ = "onnxruntime:noopt";
 };
 

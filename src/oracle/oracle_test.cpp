@@ -222,6 +222,27 @@ TEST(Oracle, ModeAgainstMode) {
   EXPECT_FALSE(oracle.judgeModes(noopt, failed("onnxruntime", RunStatus::RunError, "run", "", "x")).has_value());
 }
 
+// An optimizer's models run on ONNX Runtime: a Loop whose body condition ORT wrongly obeys
+// gave the same wrong value in both modes and was filed against onnxoptimizer and onnxsim
+// (the issue-11 campaign's PF1/SF1). Only a difference between its modes is the optimizer's.
+TEST(Oracle, ModesOnlyBackendsAreNotJudgedByTheReference) {
+  Oracle oracle;
+  oracle.compareModesOnly("onnxoptimizer");
+  const std::vector<Tensor> ref = {f32({1, 2})};
+  RunOutcome noopt = ok({f32({1, 9})}, "noopt"), opt = ok({f32({1, 9})}, "opt");
+  noopt.backend = opt.backend = "onnxoptimizer";
+  EXPECT_EQ(oracle.judge(noopt, ref).verdict, Verdict::Pass);
+  EXPECT_EQ(oracle.judge(opt, ref).verdict, Verdict::Pass);
+  EXPECT_EQ(oracle.judgeModes(noopt, opt)->verdict, Verdict::Pass);
+  opt.outputs = {f32({1, 2})};
+  EXPECT_EQ(oracle.judgeModes(noopt, opt)->verdict, Verdict::DCF);
+  EXPECT_FALSE(oracle.judgeAgainstRun(ok({f32({1, 2})}, "noopt"), opt).has_value());
+  // Errors are still the backend's; other backends still meet the reference.
+  RunOutcome crashed = failed("onnxoptimizer", RunStatus::PrepareError, "optimize", "ValueError", "pass failed");
+  EXPECT_EQ(oracle.judge(crashed, ref).verdict, Verdict::MCF);
+  EXPECT_EQ(oracle.judge(ok({f32({1, 9})}), ref).verdict, Verdict::DCF);
+}
+
 TEST(Oracle, PolicyIsTheOracles) {
   const Oracle luo(*Policy::named("luo"));
   const Oracle allclose;

@@ -53,7 +53,7 @@ BackendDef parseBackend(const json& j, const BackendPaths& paths, const fs::path
   try {
     for (const auto& [key, value] : j.items())
       if (key != "name" && key != "description" && key != "command" && key != "modes" && key != "env" &&
-          key != "unsupported" && key != "limits")
+          key != "unsupported" && key != "limits" && key != "compare")
         throw Error("unknown field '" + key + "'");
     b.description = j.value("description", "");
     if (!j.contains("command")) throw Error("command is missing");
@@ -79,6 +79,11 @@ BackendDef parseBackend(const json& j, const BackendPaths& paths, const fs::path
         else if (key == "run_seconds") b.runSeconds = v;
         else throw Error("unknown limit '" + key + "' (memory_gb, start_seconds, prepare_seconds, run_seconds)");
       }
+    }
+    if (j.contains("compare")) {
+      const json& c = j["compare"];
+      if (!c.is_string() || (c != "reference" && c != "modes")) throw Error("compare must be \"reference\" or \"modes\"");
+      b.modesOnly = c == "modes";
     }
     if (j.contains("unsupported")) {
       b.unsupported = stringList(j["unsupported"], "unsupported");

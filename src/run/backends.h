@@ -30,6 +30,9 @@ struct BackendDef {
   /// What this SUT says when it does not implement something (ECMAScript regexes, as in
   /// config/unsupported.json): such runs are recorded as unsupported, not as bugs.
   std::vector<std::string> unsupported;
+  /// "compare": "modes": our reference does not judge this SUT's outputs (see
+  /// Oracle::compareModesOnly); default "reference".
+  bool modesOnly = false;
   /// Per-backend limits ("limits": {"memory_gb", "start_seconds", "prepare_seconds",
   /// "run_seconds"}); an unset one is the campaign's.
   std::optional<double> memoryGb, startSeconds, prepareSeconds, runSeconds;

@@ -90,6 +90,17 @@ TEST_F(BackendsTest, ReadsTheEnginesOwnUnsupportedPatterns) {
             std::string::npos);
 }
 
+TEST_F(BackendsTest, CompareSaysWhetherTheReferenceJudgesTheBackend) {
+  auto backends = loadBackends(write(R"({"backends": [{"name": "opt", "command": ["w"], "modes": ["a"], "compare": "modes"},
+      {"name": "eng", "command": ["w"], "modes": ["a"]}]})"),
+                               paths_);
+  EXPECT_TRUE(backends[0].modesOnly);
+  EXPECT_FALSE(backends[1].modesOnly);
+  EXPECT_NE(loadError(R"({"backends": [{"name": "a", "command": ["x"], "modes": ["m"], "compare": "both"}]})")
+                .find("backend 'a': compare must be \"reference\" or \"modes\""),
+            std::string::npos);
+}
+
 TEST_F(BackendsTest, PerBackendLimitsOverrideTheCampaigns) {
   auto backends = loadBackends(write(R"({"backends": [{"name": "slow", "command": ["w"], "modes": ["a"],
       "limits": {"memory_gb": 16, "prepare_seconds": 600}}]})"),
