@@ -3,6 +3,7 @@ OpenCV DNN's Caffe importer (OpenCV 4.12, .venv/opencv4) and match nnfuzz's refe
 
 import importlib.util
 import json
+import subprocess
 import os
 import sys
 
@@ -103,3 +104,46 @@ def test_caffe_units_round_trip_through_opencv(nnfuzz, tmp_path):
     bad = [(c, verdict) for c, verdict in zip(cases, verdicts) if verdict[0] != "match"]
     assert all(verdict[0] != "load-error" for _, verdict in bad), bad
     assert len(bad) <= 0.02 * n, bad
+
+
+def test_a_finding_the_reducer_cannot_shrink_keeps_its_caffe_form(nnfuzz, tmp_path):
+    """A Caffe backend's finding that no smaller sub-case reproduces is bundled as the case
+    itself, with its own outputs. (It once was a sub-case of all its nodes, which made every
+    unused result an output - Dropout's mask, MaxPool's indices - so the bundle had no Caffe
+    form and its repro.py could not run.) The toy backend (workers/tests/caffe_toy_worker.py)
+    misshapes output 0 of a net holding Dropout and Pooling, which only sub-cases keeping both
+    reproduce, and those have no Caffe form: ddmin cannot shrink the finding, while blame finds
+    its AbsVal (run as identity) on a prefix."""
+    import onnx
+    backends = tmp_path / "backends.json"
+    backends.write_text(json.dumps({"backends": [{
+        "name": "caffe-toy", "description": "test backend that reads the Caffe form",
+        "command": ["{python}", os.path.join(ROOT, "workers", "tests", "caffe_toy_worker.py")],
+        "modes": ["opt", "noopt"]}]}))
+    config = tmp_path / "toy.json"
+    config.write_text(json.dumps({"generator": "isra", "format": "both", "min_ops": 5, "max_ops": 6, "max_rank": 4,
+                                  "dtypes": {"f32": 1}, "ops": {"Abs": 2, "Dropout": 1, "MaxPool": 1},
+                                  "limits": {"input_shapes": [[1, 2, 3, 4]]}}))
+    out = tmp_path / "camp"
+    nnfuzz("fuzz", "--config", config, "--format", "both", "--backends-file", backends, "--backends", "caffe-toy",
+           "-n", 4, "--minutes", 0, "--seed", 2, "-o", out)
+    bundles = sorted((out / "bugs").iterdir())
+    assert bundles
+    unshrunk = []
+    for bundle in bundles:
+        with open(bundle / "meta.json") as f:
+            meta = json.load(f)
+        assert (bundle / "deploy.prototxt").exists() and (bundle / "weights.caffemodel").exists(), bundle.name
+        model, original = onnx.load(bundle / "model.onnx"), onnx.load(bundle / "original.onnx")
+        # The failing case's own outputs (the reducer's passes may drop some): no mask, no indices.
+        outputs = [o.type.tensor_type.elem_type for o in model.graph.output]
+        assert set(outputs) == {onnx.TensorProto.FLOAT}, (bundle.name, outputs)
+        assert len(outputs) <= len(original.graph.output)
+        with open(bundle / "caffe.json") as f:
+            assert json.load(f)["outputs"] == [o.name for o in model.graph.output]
+        if meta["case"].get("reduced", {}).get("culprit") == "Abs" and "shape" in meta["reason"]:
+            unshrunk.append(bundle)
+    # Seed 2's first bug is such a finding; if the generator changes, pick a seed where it is.
+    assert unshrunk, [b.name for b in bundles]
+    r = subprocess.run([sys.executable, str(unshrunk[0] / "repro.py")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "BUG PRESENT" in r.stdout, r.stdout + r.stderr
