@@ -137,8 +137,8 @@ class Mnn(common.Backend):
         if failure is not None:  # raised after the pipe is drained, so the message has it all
             call = "createSession" if self.mode == "session" else "load_module_from_file"
             raise MnnError(f"{call} failed ({failure}): {said(printed)}")
-        if self.mode == "session" and None in map(self.numpy_of, kinds):
-            raise common.HarnessError("an input's MNN element type has no numpy twin here (Session API)")
+        if self.mode == "session" and None in map(self.numpy_of, kinds):  # as the Module API's const says it
+            raise MnnError("an input's element type: MNN's Python Tensor does not support this dtype (Session API)")
         return runner, declared
 
     def run(self, prepared, feeds):
@@ -191,7 +191,7 @@ class Mnn(common.Backend):
             tensor = interpreter.getSessionOutput(session, name)
             shape, kind = tuple(tensor.getShape()), self.numpy_of(tensor.getDataType())
             if kind is None:
-                raise MnnError(f"output {name} has an element type the Session API's Python binding cannot copy")
+                raise MnnError(f"output {name}: MNN's Python Tensor does not support this dtype (Session API)")
             host = self.mnn.Tensor(shape, tensor.getDataType(), np.zeros(shape, kind), self.mnn.Tensor_DimensionType_Caffe)
             tensor.copyToHostTensor(host)
             values.append(np.array(host.getNumpyData()).reshape(shape))

@@ -147,3 +147,25 @@ def test_a_finding_the_reducer_cannot_shrink_keeps_its_caffe_form(nnfuzz, tmp_pa
     assert unshrunk, [b.name for b in bundles]
     r = subprocess.run([sys.executable, str(unshrunk[0] / "repro.py")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "BUG PRESENT" in r.stdout, r.stdout + r.stderr
+
+
+def test_mnn_caffe_session_mode_runs_what_the_module_api_mis_runs(nnfuzz, tmp_path):
+    """mnn-caffe's `session` mode (MNN's Session API on noopt's .mnn file) runs lone Caffe
+    BatchNorm(+Scale) and PReLU layers right, where the Module API (noopt, opt) mis-runs them
+    on blobs with N*H*W > 1 (docs/findings.md, M1): the two modes really take different paths."""
+    if importlib.util.find_spec("MNN") is None:
+        pytest.skip("MNN is not installed")
+    config = tmp_path / "m1.json"
+    config.write_text(json.dumps({"generator": "isra", "format": "both", "min_ops": 1, "max_ops": 1, "max_rank": 4,
+                                  "max_dim": 4, "dtypes": {"f32": 1}, "ops": {"BatchNormalization": 2, "PRelu": 1}}))
+    nnfuzz("gen", "--config", config, "--format", "both", "-n", 6, "--seed", 1, "-o", tmp_path / "c")
+    verdicts = {"noopt": [], "session": []}
+    for case in sorted((tmp_path / "c").glob("0*")):
+        r = nnfuzz("run", case, "--backends", "mnn-caffe", check=False)
+        for line in r.stdout.splitlines():
+            words = line.split()
+            if len(words) > 1 and words[1] != "vs" and words[0] in ("mnn-caffe/noopt", "mnn-caffe/session"):
+                verdicts[words[0].split("/")[1]].append(words[1])
+    assert verdicts["session"] == ["pass"] * 6, verdicts
+    # MNN 3.6.1's Module API gets most of these wrong (or crashes); a fixed MNN would pass them all.
+    assert verdicts["noopt"].count("pass") < 6, verdicts
