@@ -106,6 +106,40 @@ def test_caffe_units_round_trip_through_opencv(nnfuzz, tmp_path):
     assert len(bad) <= 0.02 * n, bad
 
 
+def caffe_toy_backends(tmp_path):
+    path = tmp_path / "backends.json"
+    path.write_text(json.dumps({"backends": [{
+        "name": "caffe-toy", "description": "test backend that reads the Caffe form",
+        "command": ["{python}", os.path.join(ROOT, "workers", "tests", "caffe_toy_worker.py")],
+        "modes": ["opt", "noopt"]}]}))
+    return path
+
+
+def test_reduce_writes_the_caffe_form_of_every_candidate(nnfuzz, tmp_path):
+    """nnfuzz reduce on a case in Caffe form (or any case, with --format caffe) writes each
+    candidate's Caffe form, so a Caffe backend's bug shrinks to its layer."""
+    import shutil
+    config = tmp_path / "toy.json"
+    config.write_text(json.dumps({"generator": "isra", "format": "both", "min_ops": 3, "max_ops": 4,
+                                  "dtypes": {"f32": 1}, "ops": {"Abs": 2, "Tanh": 1, "Sigmoid": 1}}))
+    nnfuzz("gen", "--config", config, "--format", "both", "-n", 1, "--seed", 1, "-o", tmp_path / "c")
+    onnx_only = tmp_path / "onnx-only"  # as the bundles that lost their Caffe form
+    onnx_only.mkdir()
+    shutil.copy(tmp_path / "c" / "000000" / "model.onnx", onnx_only)
+    shutil.copytree(tmp_path / "c" / "000000" / "test_data_set_0", onnx_only / "test_data_set_0")
+    backends = caffe_toy_backends(tmp_path)
+    for case, extra, out in [(tmp_path / "c" / "000000", [], tmp_path / "r1"), (onnx_only, ["--format", "caffe"], tmp_path / "r2")]:
+        r = nnfuzz("reduce", case, *extra, "--backends-file", backends, "--backends", "caffe-toy", "-o", out, check=False)
+        assert r.returncode == 1 and "culprit (first operator gone wrong): Abs" in r.stdout, r.stdout + r.stderr
+        reduced = out / "caffe-toy-opt-dcf"
+        assert (reduced / "deploy.prototxt").exists() and (reduced / "weights.caffemodel").exists()
+        assert "AbsVal" in (reduced / "deploy.prototxt").read_text()
+        assert not (out / ".scratch").exists()
+    # Without a Caffe form the toy cannot read the case: no bug is seen, only harness errors.
+    r = nnfuzz("reduce", onnx_only, "--backends-file", backends, "--backends", "caffe-toy", "-o", tmp_path / "r3")
+    assert "no bug" in r.stdout
+
+
 def test_a_finding_the_reducer_cannot_shrink_keeps_its_caffe_form(nnfuzz, tmp_path):
     """A Caffe backend's finding that no smaller sub-case reproduces is bundled as the case
     itself, with its own outputs. (It once was a sub-case of all its nodes, which made every
@@ -115,11 +149,7 @@ def test_a_finding_the_reducer_cannot_shrink_keeps_its_caffe_form(nnfuzz, tmp_pa
     reproduce, and those have no Caffe form: ddmin cannot shrink the finding, while blame finds
     its AbsVal (run as identity) on a prefix."""
     import onnx
-    backends = tmp_path / "backends.json"
-    backends.write_text(json.dumps({"backends": [{
-        "name": "caffe-toy", "description": "test backend that reads the Caffe form",
-        "command": ["{python}", os.path.join(ROOT, "workers", "tests", "caffe_toy_worker.py")],
-        "modes": ["opt", "noopt"]}]}))
+    backends = caffe_toy_backends(tmp_path)
     config = tmp_path / "toy.json"
     config.write_text(json.dumps({"generator": "isra", "format": "both", "min_ops": 5, "max_ops": 6, "max_rank": 4,
                                   "dtypes": {"f32": 1}, "ops": {"Abs": 2, "Dropout": 1, "MaxPool": 1},
