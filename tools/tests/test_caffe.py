@@ -199,3 +199,31 @@ def test_mnn_caffe_session_mode_runs_what_the_module_api_mis_runs(nnfuzz, tmp_pa
     assert verdicts["session"] == ["pass"] * 6, verdicts
     # MNN 3.6.1's Module API gets most of these wrong (or crashes); a fixed MNN would pass them all.
     assert verdicts["noopt"].count("pass") < 6, verdicts
+
+
+def test_the_mnn_caffe_config_leaves_out_what_mnn_gets_wrong(nnfuzz, tmp_path):
+    """config/caffe-mnn.json draws Caffe nets without the layers and parameters of MNN 3.6.1's
+    known Caffe bugs (docs/findings.md): no Log, Dropout, one-top Split or Flatten layer, no
+    Eltwise coeff, no padded Pooling, no unequal Convolution dilation, no LRN k, no ArgMax or
+    Reduction."""
+    import re
+    n = max(30, int(150 * SCALE))
+    nnfuzz("gen", "--config", os.path.join(ROOT, "config", "caffe-mnn.json"), "-n", n, "--seed", 5, "-o", tmp_path)
+    texts = [p.read_text() for p in sorted(tmp_path.glob("0*/deploy.prototxt"))]
+    assert len(texts) == n
+    layers = [re.findall(r"layer \{.*?\n\}", t, re.S) for t in texts]
+    kinds = {re.search(r'type: "(\w+)"', layer).group(1) for net in layers for layer in net}
+    assert not kinds & {"Log", "Dropout", "Flatten", "ArgMax", "Reduction"}, kinds
+    assert {"Convolution", "Pooling", "LRN", "InnerProduct", "BatchNorm", "Eltwise"} <= kinds, kinds
+    for net in layers:
+        for layer in net:
+            if 'type: "Pooling"' in layer:
+                assert "pad" not in layer, layer
+            if 'type: "Convolution"' in layer:
+                assert len(set(re.findall(r"dilation: (\d+)", layer))) <= 1, layer
+            if 'type: "LRN"' in layer and "k:" in layer:
+                assert re.search(r"k: 1\n", layer), layer
+            if 'type: "Split"' in layer:
+                assert layer.count("top:") > 1, layer
+            if 'type: "Eltwise"' in layer:
+                assert "coeff" not in layer, layer
