@@ -3,8 +3,8 @@ OpenCV DNN's Caffe importer (OpenCV 4.12, .venv/opencv4) and match nnfuzz's refe
 
 import importlib.util
 import json
-import subprocess
 import os
+import subprocess
 import sys
 
 import numpy as np
