@@ -1,5 +1,7 @@
 """Caffe export through a real Caffe consumer: nnfuzz gen --format both cases load in
-OpenCV DNN's Caffe importer (OpenCV 4.12, .venv/opencv4) and match nnfuzz's reference."""
+OpenCV DNN's Caffe importer (OpenCV 4.12, .venv/opencv4) and match nnfuzz's reference; the
+reducer and bundles of Caffe backends (a toy one that reads deploy.prototxt); MNN's Caffe path
+(its session mode, config/caffe-mnn.json)."""
 
 import importlib.util
 import json
