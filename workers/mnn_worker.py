@@ -3,9 +3,12 @@
 
 Prepare converts the ONNX model to MNN's format with the converter that ships in the MNN
 wheel (the native `_tools.mnnconvert`, the stage "convert": a converter failure or crash is
-an MCF with phase "convert") and loads it as an expression module; run feeds it. Modes:
-`noopt` = converter optimisation preference 0 (normal) and precision "high" at run time;
-`opt` = optimisation preference 2 (fastest) and precision "normal" (MNN's default). Both
+an MCF with phase "convert") and loads it as an expression module (the Module API); run
+feeds it. Modes: `noopt` = converter optimisation preference 0 (normal) and precision "high"
+at run time; `opt` = optimisation preference 2 (fastest) and precision "normal" (MNN's
+default); `session` = noopt's conversion run through MNN's other API, the Session API
+(Interpreter.createSession / runSession, inputs and outputs copied as NCHW host tensors), so
+"session vs noopt" sets MNN's two runtimes against each other on the same .mnn file. All
 convert with optimizeLevel 1 (MNN's default, documented as "correct for any input"), exact
 Gelu (--useGeluApproximation 0) and weights kept as written (--alignDenormalizedValue 0):
 the converter's documented defaults approximate Gelu and flush denormal weights to zero.
@@ -77,7 +80,8 @@ def said(lines, skip=("Start to", "ONNX Model", "inputTensors", "outputTensors",
 class Mnn(common.Backend):
     NAME = "mnn"
     MODES = {"opt": "convert --optimizePrefer 2, precision normal",
-             "noopt": "convert --optimizePrefer 0, precision high"}
+             "noopt": "convert --optimizePrefer 0, precision high",
+             "session": "noopt's conversion run through the Session API (Interpreter.runSession), not the Module API"}
     NARROWED = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.float32),
                 np.dtype(np.bool_): np.dtype(np.int32)}
 
@@ -86,6 +90,10 @@ class Mnn(common.Backend):
         import MNN
         self.tools, self.mnn = _tools, MNN
         self.dir = tempfile.mkdtemp(prefix="nnfuzz-mnn-")
+        # The Session API's element types as numpy's (its tensors carry a Halide type).
+        self.halide = [(MNN.Halide_Type_Float, np.dtype(np.float32)), (MNN.Halide_Type_Int, np.dtype(np.int32)),
+                       (MNN.Halide_Type_Uint8, np.dtype(np.uint8)), (MNN.Halide_Type_Int64, np.dtype(np.int64)),
+                       (MNN.Halide_Type_Double, np.dtype(np.float64))]
         return MNN.version()
 
     def source_args(self, model_path):
@@ -107,35 +115,40 @@ class Mnn(common.Backend):
             error = ConversionFailed(f"mnnconvert failed to convert the model: {said(printed)}")
             error.nnfuzz_stage = "convert"
             raise error
-        precision = "normal" if self.mode == "opt" else "high"
-        runtime = self.mnn.nn.create_runtime_manager(({"backend": "CPU", "precision": precision, "numThread": 1},))
         initializers = {t.name for t in model.graph.initializer}
         inputs = [i.name for i in model.graph.input if i.name not in initializers]
         outputs = [o.name for o in model.graph.output]
+        declared = [onnx.helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type) for o in model.graph.output]
+        precision = "normal" if self.mode == "opt" else "high"
         printed, failure = [], None
         with native_output(printed):
             try:
-                module = self.mnn.nn.load_module_from_file(path, inputs, outputs, runtime_manager=runtime)
+                if self.mode == "session":
+                    interpreter = self.mnn.Interpreter(path)
+                    session = interpreter.createSession({"backend": "CPU", "precision": precision, "numThread": 1})
+                    kinds = [interpreter.getSessionInput(session, name).getDataType() for name in inputs]
+                    runner = (interpreter, session, inputs, outputs)
+                else:
+                    runtime = self.mnn.nn.create_runtime_manager(
+                        ({"backend": "CPU", "precision": precision, "numThread": 1},))
+                    runner = self.mnn.nn.load_module_from_file(path, inputs, outputs, runtime_manager=runtime)
             except Exception as exc:
                 failure = exc
         if failure is not None:  # raised after the pipe is drained, so the message has it all
-            raise MnnError(f"load_module_from_file failed ({failure}): {said(printed)}")
-        declared = [onnx.helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type) for o in model.graph.output]
-        return module, declared
+            call = "createSession" if self.mode == "session" else "load_module_from_file"
+            raise MnnError(f"{call} failed ({failure}): {said(printed)}")
+        if self.mode == "session" and None in map(self.numpy_of, kinds):  # as the Module API's const says it
+            raise MnnError("an input's element type: MNN's Python Tensor does not support this dtype (Session API)")
+        return runner, declared
 
     def run(self, prepared, feeds):
-        module, declared = prepared
-        expr = self.mnn.expr
-        types = {np.dtype(np.float32): expr.float, np.dtype(np.int32): expr.int, np.dtype(np.int8): expr.int8,
-                 np.dtype(np.uint8): expr.uint8}
+        runner, declared = prepared
+        feeds = [(name, arr.astype(self.NARROWED.get(arr.dtype, arr.dtype))) for name, arr in feeds]
+        forward = self.run_session if self.mode == "session" else self.run_module
         printed, failure, values = [], None, []
         with native_output(printed):
             try:
-                args = []
-                for _, arr in feeds:
-                    arr = arr.astype(self.NARROWED.get(arr.dtype, arr.dtype))
-                    args.append(expr.const(arr, list(arr.shape), expr.NCHW, types.get(arr.dtype, expr.float)))
-                values = [np.array(var.read()) for var in module.forward(args)]
+                values = forward(runner, feeds)
             except Exception as exc:
                 failure = exc
         if failure is not None:  # raised after the pipe is drained, so the message has it all
@@ -149,6 +162,44 @@ class Mnn(common.Backend):
                 out = out.astype(want)
             results.append(out)
         return results
+
+    def run_module(self, module, feeds):
+        """The Module API: `forward` on NCHW constants."""
+        expr = self.mnn.expr
+        types = {np.dtype(np.float32): expr.float, np.dtype(np.int32): expr.int, np.dtype(np.int8): expr.int8,
+                 np.dtype(np.uint8): expr.uint8}
+        args = [expr.const(arr, list(arr.shape), expr.NCHW, types.get(arr.dtype, expr.float)) for _, arr in feeds]
+        return [np.array(var.read()) for var in module.forward(args)]
+
+    def run_session(self, runner, feeds):
+        """The Session API: inputs resized to the feeds' shapes and copied in from NCHW ("Caffe")
+        host tensors, runSession, outputs copied out the same way."""
+        interpreter, session, inputs, outputs = runner
+        for name, arr in feeds:
+            interpreter.resizeTensor(interpreter.getSessionInput(session, name), tuple(arr.shape))
+        interpreter.resizeSession(session)
+        for name, arr in feeds:
+            tensor = interpreter.getSessionInput(session, name)
+            data = np.ascontiguousarray(arr.astype(self.numpy_of(tensor.getDataType())))
+            tensor.copyFrom(self.mnn.Tensor(tuple(arr.shape), tensor.getDataType(), data,
+                                            self.mnn.Tensor_DimensionType_Caffe))
+        code = interpreter.runSession(session)
+        if code != 0:
+            raise MnnError(f"runSession returned error code {code}")
+        values = []
+        for name in outputs:
+            tensor = interpreter.getSessionOutput(session, name)
+            shape, kind = tuple(tensor.getShape()), self.numpy_of(tensor.getDataType())
+            if kind is None:
+                raise MnnError(f"output {name}: MNN's Python Tensor does not support this dtype (Session API)")
+            host = self.mnn.Tensor(shape, tensor.getDataType(), np.zeros(shape, kind), self.mnn.Tensor_DimensionType_Caffe)
+            tensor.copyToHostTensor(host)
+            values.append(np.array(host.getNumpyData()).reshape(shape))
+        return values
+
+    def numpy_of(self, kind):
+        """The numpy twin of a Session API tensor's element type (a Halide type), or None."""
+        return next((dtype for halide, dtype in self.halide if kind == halide), None)
 
 
 if __name__ == "__main__":

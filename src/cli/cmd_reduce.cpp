@@ -3,6 +3,8 @@
 // the model to the smallest sub-model that still fails the same way (triage/reduce.h). Each
 // reduced case is written as a case folder OUT/<backend>-<mode>[-vs-<mode>]-<class>/ and printed
 // in the text IR, with the culprit blame names (triage/blame.h). Exit 1 when some bug was seen.
+// With --format caffe (the default for a case folder holding deploy.prototxt) the case, every
+// candidate and every reduced case also get their Caffe form, for Caffe backends (mnn-caffe).
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "caffe/export.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "campaign/finding_reducer.h"
@@ -34,6 +37,7 @@ struct ReduceCommandOptions {
   size_t maxTries = 200;
   double budgetSeconds = 600;
   std::string layout = "packed";
+  std::string format;  ///< onnx | caffe; empty: caffe when the case holds a Caffe form
 };
 
 int modelOpset(const onnx::ModelProto& model) {
@@ -52,25 +56,36 @@ void reduceOne(const ReduceCommandOptions& o) {
     if (ec || ::access(o.out.c_str(), W_OK) != 0)
       throw Error("cannot write reduced cases to " + o.out + ": " + (ec ? ec.message() : std::strerror(errno)));
   }
+  const bool caffe = o.format.empty() ? fs::exists(fs::path(o.caseDir) / "deploy.prototxt") : o.format == "caffe";
+  const fs::path scratch = fs::path(o.out) / ".scratch";
+  fs::path caseDir = o.caseDir;
+  if (caffe) {  // the case as the reducer writes its candidates: ONNX and Caffe forms side by side
+    caseDir = scratch / "case";
+    writeCase(caseDir, *data.graph, data.inputs, data.expected, data.meta.value_or(nlohmann::json::object()),
+              modelOpset(data.model), CaseLayout::Onnx);
+    writeCaffeCase(caseDir, *data.graph, data.inputs, data.expected);
+  }
   const WorkerLimits limits;
   const auto suts = chooseSuts(o.backends, o.backendsFile, limits);
   const Oracle oracle = oracleNamed(o.policy, suts);
   auto workers = makeWorkers(suts, limits);
   std::vector<RunOutcome> outcomes;
-  for (auto& w : workers) outcomes.push_back(w->runCase(o.caseDir));
+  for (auto& w : workers) outcomes.push_back(w->runCase(caseDir));
   std::vector<std::pair<Judgement, const RunOutcome*>> bugs;
   for (auto& judged : judgeRuns(oracle, outcomes, data.expected))
     if (judged.first.bug()) bugs.push_back(std::move(judged));
   if (bugs.empty()) {
     fmt::print("no bug: every backend/mode passes on {}\n", o.caseDir);
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
     return;
   }
   exitCode() = 1;
-  const fs::path scratch = fs::path(o.out) / ".scratch";
   Culprits culprits;
   ReducerSettings settings;
   settings.scratch = scratch;
   settings.opset = modelOpset(data.model);
+  settings.caffe = caffe;
   settings.maxTries = o.maxTries;
   settings.budget = std::chrono::seconds(static_cast<int64_t>(o.budgetSeconds));
   const nlohmann::json meta = data.meta.value_or(nlohmann::json{{"source", o.caseDir}});
@@ -91,6 +106,8 @@ void reduceOne(const ReduceCommandOptions& o) {
     fs::remove_all(dir);
     const BundleCase& c = reduced->bcase;
     writeCase(dir, *c.graph, c.inputs, c.expected, c.meta, settings.opset, caseLayoutNamed(o.layout));
+    if (caffe && !tryWriteCaffeCase(dir, *c.graph, c.inputs, c.expected))
+      fmt::print("  (the reduced case has no Caffe form: {})\n", caffeProblem(*c.graph));
     const auto& info = c.meta["reduced"];
     fmt::print("  reduced {} -> {} nodes in {} runs{}: {}\n", info["from_nodes"].get<size_t>(),
                info["to_nodes"].get<size_t>(), info["tries"].get<size_t>(),
@@ -113,6 +130,10 @@ void addReduceCommand(CLI::App& app) {
   cmd->add_option("--layout", o->layout, "test data: packed or onnx (see nnfuzz gen)")
       ->check(CLI::IsMember({"packed", "onnx"}))
       ->capture_default_str();
+  cmd->add_option("--format", o->format,
+                  "onnx | caffe: caffe also writes each candidate's Caffe form, for Caffe backends (default: caffe "
+                  "when CASE_DIR holds deploy.prototxt)")
+      ->check(CLI::IsMember({"onnx", "caffe"}));
   cmd->add_option("--backends", o->backends, "comma-separated SUTs")->capture_default_str();
   cmd->add_option("--backends-file", o->backendsFile, "extra backend definitions");
   cmd->add_option("--policy", o->policy, "allclose | luo")->capture_default_str();

@@ -13,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 from driver import load_tensor, worker_argv, write_case
 from test_workers import TOY, check_equal, identity_case
 
-MODES = {"opencv": ["opt", "classic", "noopt"], "mnn": ["opt", "noopt"],
+MODES = {"opencv": ["opt", "classic", "noopt"], "mnn": ["opt", "noopt", "session"],
          "onnxoptimizer": ["opt", "noopt"], "onnxsim": ["opt", "noopt"], "pytorch": ["noopt", "opt"]}
 RNG = np.random.default_rng(11)
 
