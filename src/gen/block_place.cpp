@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "gen/align.h"
+#include "gen/caffe_filter.h"
 #include "gen/model_mutations.h"
 #include "gen/padding.h"
 #include "interp/interpreter.h"
@@ -196,6 +197,10 @@ std::optional<Placement> placeBlock(EvalBuilder& builder, const GenConfig& confi
     std::vector<Tensor> values = evalOp(*spec, data, inst.attrs, inst.outputTypes);
     if (!usableResults(*spec, data, inst.attrs, values)) return fail();
 
+    // With a Caffe format a layer's parameters must be weights (a required sequence's
+    // Conv -> InnerProduct, seed 004); the caller checks the whole placement's Caffe form.
+    std::vector<bool> caffeWeights;
+    if (config.format != "onnx") caffeWeightKinds(builder.graph(), *spec, inst, config.weightRate, rng, caffeWeights);
     std::vector<ValueId> operands(inst.operands.size(), kNoValue);
     for (size_t k = 0; k < inst.operands.size(); ++k) {
       const Operand& op = inst.operands[k];
@@ -206,7 +211,8 @@ std::optional<Placement> placeBlock(EvalBuilder& builder, const GenConfig& confi
       }
       const OperandRef* ref = k < member.operands.size() ? &member.operands[k] : nullptr;
       // With input_shapes, a fresh operand of another shape cannot be a runtime input.
-      const bool weight = becomesWeight(op, ref, config.weightRate, rng) || !config.net.inputShapeAllows(op.type);
+      const bool chosen = caffeWeights.empty() ? becomesWeight(op, ref, config.weightRate, rng) : caffeWeights[k];
+      const bool weight = chosen || !config.net.inputShapeAllows(op.type);
       operands[k] = weight ? builder.weight(std::move(fresh[k])) : builder.input(std::move(fresh[k]));
     }
     if (!source.mutation().is_null()) out.parameterMutation = source.mutation();

@@ -24,6 +24,23 @@ void caffeWeightKinds(const Graph& graph, const OpSpec& spec, const Instantiatio
   }
 }
 
+namespace {
+
+bool acceptsView(std::string_view op, const Attributes& attrs, const std::vector<const TensorType*>& types,
+                 const std::vector<const Tensor*>& weights, const std::vector<TensorType>& outputTypes) {
+  // Names only so that the mapping can write its layers: a Bias layer comes from the Bias
+  // unit alone, at the odds "caffe_layers" gives it (OpenCV 4.12 has no Bias layer).
+  // As at export, only the first result counts as used here (later ones may stay unused).
+  std::vector<std::string> inNames(types.size(), "in"), outNames(outputTypes.size());
+  if (!outNames.empty()) outNames[0] = "out";
+  const caffe_export::NodeView view{op, attrs, types, weights, outputTypes, inNames, outNames, ""};
+  caffe_export::Layers layers;
+  if (caffe_export::mapNode(view, &layers)) return false;
+  return std::none_of(layers.begin(), layers.end(), [](const auto& l) { return l.type() == "Bias"; });
+}
+
+}  // namespace
+
 bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vector<const Tensor*>& operandData,
                   const std::vector<bool>& isWeight) {
   const size_t n = inst.operands.size();
@@ -34,15 +51,21 @@ bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vect
     types[k] = &inst.operands[k].type;
     if (isWeight[k]) weights[k] = operandData[k];
   }
-  // Names only so that the mapping can write its layers: a Bias layer comes from the Bias
-  // unit alone, at the odds "caffe_layers" gives it (OpenCV 4.12 has no Bias layer).
-  // As at export, only the first result counts as used here (later ones may stay unused).
-  std::vector<std::string> inNames(n, "in"), outNames(inst.outputTypes.size());
-  if (!outNames.empty()) outNames[0] = "out";
-  const caffe_export::NodeView view{spec.name, inst.attrs, types, weights, inst.outputTypes, inNames, outNames, ""};
-  caffe_export::Layers layers;
-  if (caffe_export::mapNode(view, &layers)) return false;
-  return std::none_of(layers.begin(), layers.end(), [](const auto& l) { return l.type() == "Bias"; });
+  return acceptsView(spec.name, inst.attrs, types, weights, inst.outputTypes);
+}
+
+bool caffeAcceptsNode(const Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
+  std::vector<const TensorType*> types;
+  std::vector<const Tensor*> weights;
+  for (ValueId v : node.inputs) {
+    const bool present = v != kNoValue;
+    types.push_back(present ? &graph.value(v).type : nullptr);
+    weights.push_back(present && graph.value(v).data ? &*graph.value(v).data : nullptr);
+  }
+  std::vector<TensorType> outputTypes;
+  for (ValueId v : node.outputs) outputTypes.push_back(graph.value(v).type);
+  return acceptsView(node.op, node.attrs, types, weights, outputTypes);
 }
 
 void dropOptionalOutputs(const Graph& graph, std::vector<ValueId>& outputs) {

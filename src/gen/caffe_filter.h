@@ -21,6 +21,10 @@ void caffeWeightKinds(const Graph& graph, const OpSpec& spec, const Instantiatio
 bool caffeAccepts(const OpSpec& spec, const Instantiation& inst, const std::vector<const Tensor*>& operandData,
                   const std::vector<bool>& isWeight);
 
+/// Whether a node already in the graph has a Caffe form (a required sequence's members and
+/// the helpers that align them are placed whole, then checked).
+bool caffeAcceptsNode(const Graph& graph, NodeId node);
+
 /// Drops graph outputs that are optional results (Caffe layers have no top for them).
 void dropOptionalOutputs(const Graph& graph, std::vector<ValueId>& outputs);
 

@@ -39,6 +39,27 @@ TEST(CaffeGeneration, EveryCaseOfTheCaffeConfigExports) {
   EXPECT_GE(ops.size(), n >= 300 ? 30u : 10u) << "the Caffe config should reach most mapped operators";
 }
 
+// A required sequence is placed whole in Caffe form, helpers included, with its layer
+// parameters as weights; it had placed members with no Caffe form, so `gen --format both`
+// stopped ("node Conv_0 has no Caffe form").
+TEST(CaffeGeneration, RequiredSequencesKeepTheCaffeForm) {
+  GenConfig config = loadConfigFile(std::string(NNFUZZ_SOURCE_DIR) + "/config/caffe.json");
+  config = applyConfigJson(config, nlohmann::json::parse(R"({"limits": {"sequences": [
+      {"ops": ["Conv", "Gemm"], "p": 1}, {"ops": ["Relu", "MaxPool"], "p": 1}]}})"));
+  validateConfig(config);
+  std::map<std::string, int> placed;
+  const int n = scaled(200);
+  for (int i = 0; i < n; ++i) {
+    const GeneratedCase c = generateCase(config, static_cast<uint64_t>(i));
+    ASSERT_EQ(caffeProblem(c.graph), "") << "case " << i << "\n" << printGraph(c.graph);
+    std::set<std::string> chains;
+    for (const auto& s : c.meta.value("sequences", nlohmann::json::array())) chains.insert(s["ops"].get<std::string>());
+    for (const auto& chain : chains) ++placed[chain];
+  }
+  EXPECT_GE(placed["Relu>MaxPool"], n * 7 / 10);
+  EXPECT_GE(placed["Conv>Gemm"], n / 10);  // the Caffe form rejects many Conv -> Gemm alignments
+}
+
 TEST(CaffeGeneration, FormatIsValidatedAndKeepsOnnxHashes) {
   GenConfig config = defaultConfig();
   const std::string onnxHash = configHash(config);

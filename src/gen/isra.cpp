@@ -278,6 +278,10 @@ class IsraGen : public Generator {
       }
       std::optional<Placement> placed = placeSequence(builder, config_, seq, start, rng);
       if (!placed) continue;
+      if (caffe_ && !allCaffeExpressible(builder, mark)) {
+        builder.rollback(mark);
+        continue;
+      }
       if (net.maxDepth > 0 && graphDepthOf(builder.graph(), placed->outputs) > net.maxDepth) {
         builder.rollback(mark);
         continue;
@@ -285,6 +289,12 @@ class IsraGen : public Generator {
       return placed->members;
     }
     return std::nullopt;
+  }
+
+  static bool allCaffeExpressible(EvalBuilder& builder, size_t mark) {
+    const std::vector<NodeId>& appended = builder.appended();
+    return std::all_of(appended.begin() + static_cast<ptrdiff_t>(mark), appended.end(),
+                       [&](NodeId id) { return caffeAcceptsNode(builder.graph(), id); });
   }
 
   static int graphDepthOf(const Graph& g, const std::vector<ValueId>& values) {
