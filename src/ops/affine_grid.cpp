@@ -6,7 +6,11 @@
 // Base coordinates follow GridSample's conventions (grid_sample.cpp): with align_corners
 // -1 and 1 are the centres of the first and last pixels (x_w = -1 + 2w / (W - 1); a dim of
 // 1 gives -1, the ONNX reference's reading), without them the outer edges (x_w = (2w + 1)
-// / W - 1). Linear in theta: nothing is unstable.
+// / W - 1). Linear in theta; but a spatial dim of 1 with align_corners has no spacing,
+// and engines disagree on its coordinate (ONNX Runtime 1.31 gives 1, PyTorch 0): the
+// sampler never draws it and the stability check flags it.
+#include <algorithm>
+
 #include "ops/nn_util.h"
 #include "ops/shape_util.h"
 
@@ -32,14 +36,18 @@ TensorType sampleTheta(Rng& rng, const Limits& limits, DType dtype) {
 void sampleAlign(OpDraft& d) {
   const double u = d.rng->uniformReal(0, 1);
   if (u < 0.3) return;
-  d.attrs.setInt("align_corners", u < 0.55 ? 0 : 1);
+  // align_corners needs spatial dims of 2 or more (see above).
+  d.attrs.setInt("align_corners", u < 0.55 || d.limits->maxDim < 2 ? 0 : 1);
 }
+
+bool alignsCorners(const Attributes& attrs) { return attrs.getInt("align_corners", 0) == 1; }
 
 InputPattern sizeOperand(const OpDraft& d) {
   Rng& rng = *d.rng;
   const TensorType& theta = d.first();
+  const int64_t smallest = alignsCorners(d.attrs) ? std::max<int64_t>(2, d.limits->minDim) : d.limits->minDim;
   std::vector<int64_t> size{theta.shape[0], rng.uniformInt(d.limits->minDim, d.limits->maxDim)};
-  for (int64_t i = 0; i < theta.shape[1]; ++i) size.push_back(rng.uniformInt(d.limits->minDim, d.limits->maxDim));
+  for (int64_t i = 0; i < theta.shape[1]; ++i) size.push_back(rng.uniformInt(smallest, d.limits->maxDim));
   return InputPattern::constantTensor(int64Tensor(size));
 }
 
@@ -72,7 +80,7 @@ double baseCoordinate(int64_t i, int64_t n, bool alignCorners) {
 
 void affineGridKernel(KernelArgs& a) {
   const Tensor& theta = *a.inputs[0];
-  const bool align = a.attrs.getInt("align_corners", 0) == 1;
+  const bool align = alignsCorners(a.attrs);
   const auto spatial = static_cast<size_t>(theta.type.shape[1]);
   const Shape& out = a.outputs[0].type.shape;
   const Shape dims(out.begin() + 1, out.end() - 1);  // (D,) H, W
@@ -94,6 +102,11 @@ void affineGridKernel(KernelArgs& a) {
   }
 }
 
+bool affineGridUnstable(const KernelArgs& a) {
+  const Shape& out = a.outputs[0].type.shape;
+  return alignsCorners(a.attrs) && std::find(out.begin() + 1, out.end() - 1, 1) != out.end() - 1;
+}
+
 }  // namespace
 
 const OpSpec& opAffineGrid() {
@@ -112,6 +125,7 @@ const OpSpec& opAffineGrid() {
     t.nextInput = sizeOperand;
     t.infer = inferAffineGrid;
     t.reference = affineGridKernel;
+    t.unstable = affineGridUnstable;
     return t;
   }();
   return s;
