@@ -59,7 +59,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
-                                            "caffe_layers", "values",
+                                            "caffe_layers", "values",   "outputs",
                                             "limits",    "neuri"};
 
 }  // namespace
@@ -112,6 +112,17 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     }
     if (!(c.values.narrow + c.values.wide + c.values.special + c.values.integral > 0))
       bad("values", "at least one kind needs a weight above 0");
+  }
+  if (j.contains("outputs")) {
+    const json& o = j["outputs"];
+    if (!o.is_object()) bad("outputs", "expected an object like {\"consumed\": 0.1, \"weights\": 0.05}");
+    for (const auto& [kind, w] : o.items()) {
+      const double odds = number<double>(w, "outputs." + kind);
+      if (!(odds >= 0 && odds <= 1)) bad("outputs." + kind, "odds must be in [0, 1]");
+      if (kind == "consumed") c.outputs.consumed = odds;
+      else if (kind == "weights") c.outputs.weights = odds;
+      else bad("outputs", "unknown kind '" + kind + "' (consumed, weights)");
+    }
   }
   if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
   if (j.contains("dtypes")) {
@@ -258,6 +269,7 @@ json configToJson(const GenConfig& c) {
   if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
   if (!c.caffeLayers.empty()) j["caffe_layers"] = c.caffeLayers;  // absent when unused: old hashes stay
   if (!c.net.empty()) j["limits"] = netLimitsToJson(c.net);  // absent when unused: old hashes stay
+  if (c.outputs != OutputMix{}) j["outputs"] = {{"consumed", c.outputs.consumed}, {"weights", c.outputs.weights}};  // likewise
   return j;
 }
 
