@@ -7,7 +7,7 @@
 namespace nnfuzz::cli {
 
 void addOpsCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("ops", "List the operators nnfuzz can generate and run (ONNX opset 17 schemas)");
+  auto* cmd = app.add_subcommand("ops", "List the operators nnfuzz can generate and run (ONNX opset 17 schemas, and those added in 18..21)");
   cmd->callback([] {
     fmt::print("{:<22} {:>5} {:>7} {:>6}  {}\n", "operator", "since", "inputs", "ranks", "dtypes of input 0");
     for (const OpSpec* spec : allOps()) {

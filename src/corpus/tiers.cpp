@@ -48,7 +48,7 @@ int fillOperatorTier(CorpusDb& db, uint64_t seed) {
   int added = 0;
   for (const OpSpec* spec : allOps()) {
     // A control-flow node alone has no operators to grow its bodies from: not one operator.
-    if (!usableUnder(*spec, base.limits) || !spec->bodies.empty()) continue;
+    if (!usableUnder(*spec, base.limits) || !spec->bodies.empty() || !drawableAt(*spec, base.opset)) continue;
     GenConfig c = base;
     c.ops = {spec};
     c.opWeights = {1.0};

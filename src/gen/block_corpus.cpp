@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "gen/config.h"
 #include "ops/registry.h"
 #include "support/error.h"
 
@@ -130,8 +131,9 @@ int BlockCorpus::opIndex(std::string_view type) const {
 BlockCorpus defaultCorpus() {
   std::vector<Block> blocks;
   std::set<std::string_view> seen;  // the registry may list an op twice; a corpus may not
+  const int opset = GenConfig{}.opset;  // the default one: coverage of what it can draw
   for (const OpSpec* spec : allOps()) {
-    if (!seen.insert(spec->name).second) continue;
+    if (!drawableAt(*spec, opset) || !seen.insert(spec->name).second) continue;
     Block b;
     b.name = std::string(spec->name);
     b.inDegrees = range(spec->minInputs, std::max(spec->minInputs, std::min(spec->maxInputs, kMaxListedInDegree)));

@@ -85,7 +85,7 @@ inline constexpr int kMaxListedInDegree = 5;
 /// Out-degrees the default corpus allows: {0..5}, the range of Luo's experiments.
 inline constexpr int kMaxDefaultOutDegree = 5;
 
-/// The corpus of our operator library: one block per registered operator with in-degrees
+/// The corpus of our operator library: one block per operator the default opset draws, with in-degrees
 /// minInputs..min(maxInputs, kMaxListedInDegree) (optional operands included) and
 /// out-degrees 0..kMaxDefaultOutDegree, plus Luo's Fig. 5 subgraphs when all their
 /// operators are registered.

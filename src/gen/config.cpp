@@ -23,6 +23,7 @@ GenConfig defaultConfig() {
                      DType::Int8,    DType::UInt8,   DType::Bool};
   c.limits.dtypeWeights = {1.0, 0.03, 0.03, 0.05, 0.01, 0.01, 0.03};
   for (const OpSpec* spec : allOps()) {
+    if (!drawableAt(*spec, c.opset)) continue;
     c.ops.push_back(spec);
     c.opWeights.push_back(1.0);
   }
@@ -58,7 +59,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",    "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
-                                            "caffe_layers", "values",
+                                            "caffe_layers", "values",   "outputs",
                                             "limits",    "neuri"};
 
 }  // namespace
@@ -112,6 +113,17 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     if (!(c.values.narrow + c.values.wide + c.values.special + c.values.integral > 0))
       bad("values", "at least one kind needs a weight above 0");
   }
+  if (j.contains("outputs")) {
+    const json& o = j["outputs"];
+    if (!o.is_object()) bad("outputs", "expected an object like {\"consumed\": 0.1, \"weights\": 0.05}");
+    for (const auto& [kind, w] : o.items()) {
+      const double odds = number<double>(w, "outputs." + kind);
+      if (!(odds >= 0 && odds <= 1)) bad("outputs." + kind, "odds must be in [0, 1]");
+      if (kind == "consumed") c.outputs.consumed = odds;
+      else if (kind == "weights") c.outputs.weights = odds;
+      else bad("outputs", "unknown kind '" + kind + "' (consumed, weights)");
+    }
+  }
   if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
   if (j.contains("dtypes")) {
     const json& d = j["dtypes"];
@@ -140,6 +152,7 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     c.opWeights.clear();
     for (const OpSpec* spec : allOps()) {
       const std::string name(spec->name);
+      if (!o.contains(name) && !drawableAt(*spec, c.opset)) continue;  // "*" means those of this opset
       const double w = o.contains(name) ? number<double>(o[name], "ops." + name) : rest;
       if (w < 0) bad("ops." + name, "weight must be >= 0");
       if (w == 0) continue;
@@ -206,7 +219,16 @@ void validateConfig(const GenConfig& c) {
   if (c.limits.maxDim > 64) throw Error("max_dim must be <= 64");
   if (!(c.pickingRate >= 0 && c.pickingRate <= 1)) throw Error("picking_rate must be in [0, 1]");
   if (!(c.weightRate >= 0 && c.weightRate <= 1)) throw Error("weight_rate must be in [0, 1]");
-  if (c.opset != 17) throw Error("opset " + std::to_string(c.opset) + " is not supported (the op library implements opset 17)");
+  // Operators added after 17 have one form up to 21, so a config of only those may name their
+  // opsets; the rest are written in their opset-17 form (issue 11 lifts this).
+  const bool onlyLater = !c.ops.empty() && std::all_of(c.ops.begin(), c.ops.end(), [](const OpSpec* s) { return s->sinceVersion > 17; });
+  if (c.opset != 17 && !(onlyLater && c.opset > 17 && c.opset <= 21))
+    throw Error("opset " + std::to_string(c.opset) +
+                " is not supported (the op library implements opset 17; 18..21 only for operators added after 17)");
+  for (const OpSpec* spec : c.ops)
+    if (!drawableAt(*spec, c.opset))
+      throw Error("ops: " + std::string(spec->name) + " needs opset " + std::to_string(spec->sinceVersion) + " or later (opset is " +
+                  std::to_string(c.opset) + ")");
   if (c.limits.dtypes.empty()) throw Error("dtypes: at least one dtype needs a weight > 0");
   bool anyUsable = false;
   for (const OpSpec* spec : c.ops) anyUsable = anyUsable || usableUnder(*spec, c.limits);
@@ -247,6 +269,7 @@ json configToJson(const GenConfig& c) {
   if (!c.weightFill.empty()) j["weight_fill"] = weightFillsToJson(c.weightFill);
   if (!c.caffeLayers.empty()) j["caffe_layers"] = c.caffeLayers;  // absent when unused: old hashes stay
   if (!c.net.empty()) j["limits"] = netLimitsToJson(c.net);  // absent when unused: old hashes stay
+  if (c.outputs != OutputMix{}) j["outputs"] = {{"consumed", c.outputs.consumed}, {"weights", c.outputs.weights}};  // likewise
   return j;
 }
 

@@ -17,6 +17,7 @@
 //     "weight_fill": {"Conv": {"sparsity": 0.5}}  // user-set weights (weight_fill.h)
 //     "caffe_layers": {"Power": 1, "Crop": 0.5},  // Caffe layers drawn as ONNX runs (caffe_units.h)
 //     "values": {"narrow": 0.7, "wide": 0.1, "special": 0.1, "integral": 0.1},  // fresh values (ValueMix)
+//     "outputs": {"consumed": 0, "weights": 0},  // extra graph outputs (OutputMix, isra)
 //     "limits": {...},                // depth, required sequences, parameter limits (limits.h)
 //     "neuri": {...}                  // the neuri generator's settings (NeuriSettings)
 //   }
@@ -74,6 +75,15 @@ struct NeuriSettings {
   double ruleRate = 0.5;
 };
 
+/// Graph outputs beyond the unread results (isra; JSON "outputs"), for frontends that assume
+/// an output is read by nobody or is computed by a node: the odds that a result read by
+/// later nodes is a graph output too, and that a weight read by a node is one.
+struct OutputMix {
+  double consumed = 0;
+  double weights = 0;
+  bool operator==(const OutputMix&) const = default;
+};
+
 struct GenConfig {
   std::string generator = "isra";
   uint64_t seed = 1;
@@ -84,6 +94,7 @@ struct GenConfig {
   double weightRate = 0.5;
   /// Kinds of fresh values ("values": {"narrow": .7, "wide": .1, "special": .1, "integral": .1}).
   ValueMix values{0.7, 0.1, 0.1, 0.1};
+  OutputMix outputs;
   int opset = 17;
   std::vector<const OpSpec*> ops;  ///< allowed operators, registry order
   std::vector<double> opWeights;   ///< parallel to ops

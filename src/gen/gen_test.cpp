@@ -1,7 +1,9 @@
 // gen_test.cpp - generators: validity, determinism, golden output, config errors.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -145,6 +147,53 @@ TEST(ValuesConfig, KindsAreValidated) {
   EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": {"wide": -1}})")), Error);
   EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": {"narrow": 0}})")), Error);
   EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"values": [1]})")), Error);
+}
+
+// Extra graph outputs (config "outputs"): none by default; at given odds, results read by
+// later nodes and weights read by nodes are outputs too, and the cases stay valid.
+TEST(OutputsConfig, CountsOverGeneratedModels) {
+  // Returns {consumed results that are outputs, consumed results; weights that are outputs, read weights}.
+  auto count = [](const std::string& outputs) {
+    GenConfig c = applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"min_ops": 5, "max_ops": 15, "seed": 3,
+                                                                             "outputs": )" + outputs + "}"));
+    validateConfig(c);
+    std::array<int, 4> n{};
+    for (uint64_t i = 0; i < 60; ++i) {
+      const GeneratedCase k = generateCase(c, i);
+      EXPECT_EQ(verifyGraph(k.graph), std::nullopt);
+      EXPECT_EQ(k.outputs.size(), k.graph.outputs().size());
+      const std::set<ValueId> outs(k.graph.outputs().begin(), k.graph.outputs().end());
+      for (NodeId id : k.graph.nodes())
+        for (ValueId v : k.graph.node(id).outputs)
+          if (!k.graph.value(v).uses.empty()) ++n[1], n[0] += outs.count(v) > 0;
+      for (ValueId w : k.graph.weights())
+        if (!k.graph.value(w).uses.empty()) ++n[3], n[2] += outs.count(w) > 0;
+      for (size_t o = 0; o < k.graph.outputs().size(); ++o) {
+        const Value& v = k.graph.value(k.graph.outputs()[o]);
+        if (v.kind == ValueKind::Weight) {
+          EXPECT_EQ(k.outputs[o].data, v.data->data);
+        }
+      }
+    }
+    return n;
+  };
+  const auto none = count("{}");
+  EXPECT_EQ(none[0], 0);
+  EXPECT_EQ(none[2], 0);
+  EXPECT_GT(none[1], 100);
+  const auto both = count(R"({"consumed": 0.3, "weights": 0.3})");
+  EXPECT_GT(both[0], 0.15 * both[1]);
+  EXPECT_LT(both[0], 0.45 * both[1]);
+  EXPECT_GT(both[2], 0.15 * both[3]);
+  EXPECT_LT(both[2], 0.45 * both[3]);
+  const auto consumedOnly = count(R"({"consumed": 0.3})");
+  EXPECT_GT(consumedOnly[0], 0.15 * consumedOnly[1]);
+  EXPECT_EQ(consumedOnly[2], 0);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"outputs": {"consumed": 2}})")), Error);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"outputs": {"inputs": 0.1}})")), Error);
+  const GenConfig c = applyConfigJson(defaultConfig(), nlohmann::json::parse(R"({"outputs": {"weights": 0.5}})"));
+  EXPECT_NE(configHash(c), configHash(defaultConfig()));
+  EXPECT_FALSE(configToJson(defaultConfig()).contains("outputs")) << "default configs keep their hashes";
 }
 
 }  // namespace

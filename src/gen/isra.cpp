@@ -254,7 +254,7 @@ class IsraGen : public Generator {
       }
       modelDepth = std::max(modelDepth, nodeDepth);
     }
-    finish(out, pool, rng, !net.empty() || !units_.empty(), caffe_);  // a rolled-back unit may leave operands
+    finish(out, pool, rng, !net.empty() || !units_.empty(), caffe_, config_.outputs);  // a rolled-back unit may leave operands
     if (!net.empty()) out.meta = {{"depth", modelDepth}, {"sequences", placedChains}};
     return out;
   }
@@ -323,13 +323,22 @@ class IsraGen : public Generator {
   }
 
   /// `prune`: drop inputs a rolled-back chain or unit left unused; `caffe`: only outputs Caffe writes.
-  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool prune, bool caffe) {
+  /// `extra`: the odds of outputs that are read further or are weights (no draws at 0).
+  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool prune, bool caffe, const OutputMix& extra) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
     for (NodeId id : g.nodes()) appendGraphOutputs(g, id, rng, outputs);
     if (caffe) dropOptionalOutputs(g, outputs);
     g.setOutputs(outputs);
     if (prune) g.removeUnused();
+    if (!caffe && extra.consumed > 0)
+      for (NodeId id : g.nodes())
+        for (ValueId v : g.node(id).outputs)
+          if (!g.value(v).uses.empty() && rng.bernoulli(extra.consumed)) outputs.push_back(v);
+    if (!caffe && extra.weights > 0)
+      for (ValueId w : g.weights())
+        if (!g.value(w).uses.empty() && rng.bernoulli(extra.weights)) outputs.push_back(w);
+    g.setOutputs(outputs);
     for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
     for (ValueId v : outputs) {
       out.outputs.push_back(pool.data(v));

@@ -316,6 +316,7 @@ bool sameSemantics(const std::string& op, int ours, int selected) {
       {"MaxPool", {22}},
       {"MaxRoiPool", {22}},
       {"MaxUnpool", {22}},
+      {"Mish", {22}},
       {"NegativeLogLikelihoodLoss", {22}},  // 22 adds bfloat16
       {"QLinearMatMul", {21}},  // 21 adds float16/bfloat16 scales
       {"QuantizeLinear", {19, 21, 23, 24, 25}},  // later: saturate, block_size, output_dtype, new types (all rejected)

@@ -15,4 +15,10 @@ std::span<const OpSpec* const> allOps();
 /// The spec of an ONNX op type, or nullptr if nnfuzz does not know it.
 const OpSpec* findOp(std::string_view name);
 
+/// True when a model at `opset` may hold the op as nnfuzz implements it. Until generation
+/// emits each operator's form per opset (issue 11), the generator draws every operator in
+/// its opset-17 form and operators added after 17 only from their own version on; this is
+/// the one place that says so (configs and the operator corpus tier ask it).
+inline bool drawableAt(const OpSpec& spec, int opset) { return spec.sinceVersion <= opset; }
+
 }  // namespace nnfuzz

@@ -34,6 +34,10 @@ constexpr OpNote kNotes[] = {
     {"Acos", UNARY "Arc cosine in radians; inputs outside [-1, 1] give NaN."},
     {"Acosh", UNARY "Inverse hyperbolic cosine; inputs below 1 give NaN."},
     {"Add", BROADCAST "Integer addition wraps around on overflow."},
+    {"AffineGrid", "The sampling grid GridSample reads (opset 20): theta (N x 2 x 3, or N x 3 x 4 in 3-D) times the base "
+                   "coordinates (x, y(, z), 1) of an output of `size` (N, C, H, W) or (N, C, D, H, W); the grid is "
+                   "N x H x W x 2 (or N x D x H x W x 3), x first. `align_corners` (default 0) as in GridSample: 1 puts "
+                   "-1 and 1 at the corner pixels' centres, 0 at their outer edges."},
     {"And", LOGICAL},
     {"ArgMax", "Index (int64) of the largest element along `axis` (default 0). `keepdims` (default 1) keeps the "
                "axis with length 1. Ties: the first occurrence, or the last when `select_last_index`=1."},
@@ -48,6 +52,10 @@ constexpr OpNote kNotes[] = {
                            "`epsilon` defaults to 1e-5. `training_mode`=0 (default) uses the given mean and var."},
     {"BitShift", "Shifts X by Y bits elementwise (unsigned integers, multidirectional broadcasting), `direction` "
                  "LEFT or RIGHT (required); bits shifted past the type's width are lost."},
+    {"BitwiseAnd", BROADCAST "Bitwise AND of integers (opset 18), on the two's-complement bits of the dtype."},
+    {"BitwiseNot", UNARY "Bitwise NOT of integers (opset 18): -x - 1 for signed types, max - x for unsigned ones."},
+    {"BitwiseOr", BROADCAST "Bitwise OR of integers (opset 18), on the two's-complement bits of the dtype."},
+    {"BitwiseXor", BROADCAST "Bitwise XOR of integers (opset 18), on the two's-complement bits of the dtype."},
     {"BlackmanWindow", "A 1-D window of `size` (a scalar input) samples, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / "
                        "N); N is size when `periodic`=1 (default), size - 1 otherwise; `output_datatype` (default "
                        "float) names the result type."},
@@ -56,8 +64,13 @@ constexpr OpNote kNotes[] = {
     {"CastLike", "Cast to the dtype of the second input (its values are ignored); the conversion rules are Cast's."},
     {"Ceil", UNARY "The smallest integer value not below x."},
     {"Celu", UNARY "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), `alpha` defaults to 1.0."},
+    {"CenterCropPad", "Crops or zero-pads each dim in `axes` (default all) to `shape` (opset 18), centred: a crop starts "
+                      "at (dim - target) / 2, a pad puts the input at (target - dim) / 2, both rounded down."},
     {"Clip", "Limits every element to [min, max], given as optional scalar inputs (absent: no limit on that side). "
              "When min > max the result is max everywhere."},
+    {"Col2Im", "Sums column blocks back into an image (opset 18): input N x (C * prod(block_shape)) x L becomes N x C x "
+               "image_shape; `strides`, `dilations` (default 1) and `pads` (default 0) place the blocks as a "
+               "convolution's windows, and L must be the number of window positions. Overlapping taps add up."},
     {"Compress", "The slices along `axis` (or without axis the elements of the flattened input) where the 1-D "
                  "bool condition is true; a shorter condition drops the rest."},
     {"Concat", "Joins the inputs along `axis` (required; negative counts from the end); every other dimension "
@@ -117,6 +130,8 @@ constexpr OpNote kNotes[] = {
                        "the result has the indices' shape; negative indices count from the end."},
     {"GatherND", "Gathers slices of data addressed by the last axis of `indices` (index tuples); `batch_dims` "
                  "(default 0) leading axes are shared batch axes. Negative indices count from the end."},
+    {"Gelu", UNARY "x * Phi(x) (opset 20): `approximate` none (default) uses erf, tanh uses 0.5 x (1 + "
+             "tanh(sqrt(2 / pi) (x + 0.044715 x^3)))."},
     {"Gemm", "Y = alpha * A' * B' + beta * C, with A' = A transposed when `transA`=1 and B' likewise with "
              "`transB`; `alpha` and `beta` default to 1.0; C broadcasts to M x N (unidirectionally)."},
     {"GlobalAveragePool", "Mean over every spatial axis of an N x C x D1... input; the result is N x C x 1 x 1...."},
@@ -128,6 +143,9 @@ constexpr OpNote kNotes[] = {
                    "`mode` bilinear (default) / nearest / bicubic; `padding_mode` zeros (default) / border / "
                    "reflection for points outside; `align_corners` (default 0) maps -1 and 1 to the corner pixels' "
                    "centres instead of their outer edges."},
+    {"GroupNormalization", "Splits the C channels into `num_groups` groups (required, must divide C) and normalises each "
+                           "(sample, group) by its mean and variance: (x - mean) / sqrt(var + epsilon) (default 1e-5), "
+                           "then scale and bias per channel (length C, opset 21; version 18 took them per group)."},
     {"HammingWindow", "A 1-D window of `size` (a scalar input) samples, 25/46 - 21/46 cos(2 pi n / N); N is size when "
                       "`periodic`=1 (default), size - 1 otherwise; `output_datatype` (default float) names the result "
                       "type."},
@@ -181,6 +199,7 @@ constexpr OpNote kNotes[] = {
                         "and upper_edge_hertz at sample_rate (all scalar inputs); `output_datatype` (default float) "
                         "names the result type."},
     {"Min", "Elementwise minimum of any number of inputs with numpy broadcasting; a NaN operand gives NaN."},
+    {"Mish", UNARY "x * tanh(softplus(x)) = x * tanh(ln(1 + e^x)) (opset 18)."},
     {"Mod", BROADCAST "`fmod`=0 (default, integers only): the result takes the divisor's sign, like Python's %. "
                       "`fmod`=1: the dividend's sign, like C fmod (required for floats)."},
     {"Mul", BROADCAST "Integer multiplication wraps around on overflow."},
@@ -304,6 +323,7 @@ constexpr OpNote kNotes[] = {
                   "positions counted in the output's rank."},
     {"Where", "condition ? X : Y elementwise, the three inputs broadcast numpy-style."},
     {"Xor", LOGICAL},
+
 };
 
 #undef BROADCAST
