@@ -91,7 +91,7 @@ void runMutate(const MutateOptions& o) {
     meta["mutations"] = mutant->mutations;
     meta["replay"] = fmt::format("nnfuzz mutate {} --seed {} -n {} -o DIR", o.caseDir, o.seed, i + 1);
     writeCase(fs::path(o.outDir) / fmt::format("{:06d}", i), mutant->graph, mutant->inputs, mutant->outputs, meta,
-              kDefaultOpset, caseLayoutNamed(o.layout));
+              mutant->graph.opset(), caseLayoutNamed(o.layout));
     ++written;
   }
   fmt::print("wrote {} mutants of {} into {} ({} draws)\n", written, o.caseDir, o.outDir, draws);

@@ -36,12 +36,6 @@ struct ReduceCommandOptions {
   std::string layout = "packed";
 };
 
-int modelOpset(const onnx::ModelProto& model) {
-  for (const auto& op : model.opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
-  return kDefaultOpset;
-}
-
 void reduceOne(const ReduceCommandOptions& o) {
   const CaseData data = readCase(o.caseDir);
   if (!data.graph) throw Error("cannot reduce " + o.caseDir + ": " + data.importProblem);
@@ -70,7 +64,6 @@ void reduceOne(const ReduceCommandOptions& o) {
   Culprits culprits;
   ReducerSettings settings;
   settings.scratch = scratch;
-  settings.opset = modelOpset(data.model);
   settings.maxTries = o.maxTries;
   settings.budget = std::chrono::seconds(static_cast<int64_t>(o.budgetSeconds));
   const nlohmann::json meta = data.meta.value_or(nlohmann::json{{"source", o.caseDir}});
