@@ -43,7 +43,10 @@ bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>&
     // The result count only matters to Split's num_outputs, which always fits.
     if (!formAt(NodeView{spec.name, operands, known, attrs, 1}, opset).ok()) return true;
   }
-  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, operands, attrs); });
+  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) {
+    return (r.opsets.empty() || std::find(r.opsets.begin(), r.opsets.end(), opset) != r.opsets.end()) &&
+           r.matches(spec, operands, attrs);
+  });
 }
 
 namespace {
