@@ -459,6 +459,8 @@ bool availableAt(std::string_view op, int opset) {
 
 NodeForm formAt(const NodeView& node, int opset) {
   Work w = start(node, opset);
+  // The canonical form itself, whatever it holds (ONNX's checker judges unknown ops).
+  if (opset == 17) return std::move(w.form);
   const SchemaVersion* version = schemaAt(node.op, opset);
   if (!version) {
     w.fail("there is no such operator (or it is deprecated) at this opset");
@@ -468,7 +470,6 @@ NodeForm formAt(const NodeView& node, int opset) {
     w.fail("not written by nnfuzz at this opset (opsetExclusions)");
     return std::move(w.form);
   }
-  if (opset == 17) return std::move(w.form);  // the canonical form itself
   if (const Moves* m = movesOf(node.op); m && m->to) m->to(w);
   trimInputs(w.form);
   if (w.form.ok()) fitAttributes(w, *version);

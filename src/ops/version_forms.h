@@ -54,8 +54,8 @@ struct NodeView {
   size_t outputs = 1;  ///< result count of the canonical node
 };
 
-/// The form of a canonical node at `opset` (attributes never include graphs' changes:
-/// bodies are written by the caller), checked against that opset's schema.
+/// The form of a canonical node at `opset` (bodies are written by the caller), checked
+/// against that opset's schema; at opset 17 the node as it is, unchecked.
 NodeForm formAt(const NodeView& node, int opset);
 
 /// The canonical node of a node written in `opset`'s form; its operands index `node`'s.
