@@ -46,6 +46,24 @@ void addValueInfo(onnx::ValueInfoProto* info, const std::string& name, const Ten
   *info->mutable_type() = toTypeProto(type);
 }
 
+// A constant operand: an initializer (also a graph input before ir_version 4), or in a body
+// before ir_version 4, where initializers would have to be body inputs, a Constant node.
+void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& value, bool body, int opset) {
+  if (body && initializersAreInputs(opset)) {
+    onnx::NodeProto& node = *g.add_node();
+    node.set_name(name);
+    node.set_op_type("Constant");
+    node.add_output(name);
+    onnx::AttributeProto& a = *node.add_attribute();
+    a.set_name("value");
+    a.set_type(onnx::AttributeProto::TENSOR);
+    *a.mutable_t() = toTensorProto(value, name);
+    return;
+  }
+  *g.add_initializer() = toTensorProto(value, name);
+  if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), name, value.type);
+}
+
 }  // namespace
 
 onnx::TypeProto toTypeProto(const TensorType& type) {
@@ -88,8 +106,7 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     if (read.count(w) || opset == kCanonicalOpset) weights.push_back(w);
   for (size_t k = 0; k < weights.size(); ++k) {
     names[weights[k]] = prefix + "weight_" + std::to_string(k);
-    *g.add_initializer() = toTensorProto(*graph.value(weights[k]).data, names[weights[k]]);
-    if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), names[weights[k]], graph.value(weights[k]).type);
+    addConstant(g, names[weights[k]], *graph.value(weights[k]).data, body, opset);
   }
   size_t formConstants = 0;  // constants a version's form adds (an attribute turned input)
   if (body)
@@ -104,23 +121,24 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   size_t temp = 0, nodeIndex = 0;
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
+    const NodeForm& form = forms.at(id);
+    // Constants the form adds come first: in a body before ir_version 4 they are nodes.
+    std::vector<std::string> inputNames;
+    for (const FormOperand& in : form.inputs) {
+      if (in.empty()) {
+        inputNames.emplace_back();
+      } else if (in.constant) {
+        inputNames.push_back(prefix + "const_" + std::to_string(formConstants++));
+        addConstant(g, inputNames.back(), *in.constant, body, opset);
+      } else {
+        inputNames.push_back(names.at(n.inputs[static_cast<size_t>(in.operand)]));
+      }
+    }
     onnx::NodeProto& node = *g.add_node();
     const std::string nodeName = prefix + n.op + "_" + std::to_string(nodeIndex++);
     node.set_name(nodeName);
-    const NodeForm& form = forms.at(id);
     node.set_op_type(form.op);
-    for (const FormOperand& in : form.inputs) {
-      if (in.empty()) {
-        node.add_input(std::string());
-      } else if (in.constant) {
-        const std::string name = prefix + "const_" + std::to_string(formConstants++);
-        *g.add_initializer() = toTensorProto(*in.constant, name);
-        if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), name, in.constant->type);
-        node.add_input(name);
-      } else {
-        node.add_input(names.at(n.inputs[static_cast<size_t>(in.operand)]));
-      }
-    }
+    for (const std::string& name : inputNames) node.add_input(name);
     const OpSpec* spec = findOp(n.op);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
