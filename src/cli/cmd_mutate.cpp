@@ -17,7 +17,9 @@
 #include "interp/values.h"
 #include "onnx/case_folder.h"
 #include "onnx/export.h"
+#include "onnx/import.h"
 #include "onnx/model_check.h"
+#include "ops/opset_fit.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
@@ -61,7 +63,10 @@ std::optional<Mutant> drawMutant(const Graph& original, const std::vector<Tensor
                            : sampleTensor(type, defaultRange(type.dtype), rng));
   }
   auto outputs = referenceOutputs(m.graph, m.inputs);
-  if (!outputs || checkModel(exportModel(m.graph), &m.graph)) return std::nullopt;
+  // libonnx judges the opsets it knows; export itself refuses what an opset cannot express.
+  if (!outputs || opsetMisfit(m.graph, m.graph.opset()) ||
+      (m.graph.opset() <= knownOpset() && checkModel(exportModel(m.graph), &m.graph)))
+    return std::nullopt;
   m.outputs = std::move(*outputs);
   return m;
 }

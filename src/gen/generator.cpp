@@ -4,7 +4,9 @@
 
 #include <map>
 
+#include "ops/opset_fit.h"
 #include "ops/version_forms.h"
+#include "support/error.h"
 
 namespace nnfuzz {
 
@@ -53,12 +55,17 @@ class OpsetGen : public Generator {
   GeneratedCase generate(Rng& rng) override {
     // A single opset draws nothing, so such runs keep their bytes.
     const size_t k = inner_.size() == 1 ? 0 : rng.weighted(weights_);
+    // Nodes are drawn in the opset's forms; a pass that rewrites the graph afterwards (the
+    // graph generator's mutations) may still leave one the opset cannot express: draw again.
     GeneratedCase c = inner_[k]->generate(rng);
+    for (int redraw = 0; redraw < kRedraws && opsetMisfit(c.graph, opsets_[k]); ++redraw) c = inner_[k]->generate(rng);
+    if (auto misfit = opsetMisfit(c.graph, opsets_[k])) throw Error("no model fits opset " + std::to_string(opsets_[k]) + ": " + *misfit);
     c.graph.setOpset(opsets_[k]);
     return c;
   }
 
  private:
+  static constexpr int kRedraws = 20;
   std::vector<std::unique_ptr<GenConfig>> configs_;
   std::vector<int> opsets_;
   std::vector<double> weights_;

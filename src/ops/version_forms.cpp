@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "ops/common.h"
+#include "ops/opset_fit.h"
 #include "ops/schema_history.h"
 
 namespace nnfuzz {
@@ -494,6 +495,23 @@ NodeForm canonicalFrom(const NodeView& node, int opset) {
   }
   trimInputs(w.form);
   return std::move(w.form);
+}
+
+std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
+  if (opset == 17) return std::nullopt;
+  std::optional<std::string> problem;
+  forEachNodeDeep(graph, [&](const Node& n, const Graph& g) {
+    if (problem) return;
+    std::vector<const TensorType*> types;
+    std::vector<const Tensor*> constants;
+    for (ValueId v : n.inputs) {
+      types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
+      constants.push_back(v == kNoValue || !g.value(v).data ? nullptr : &*g.value(v).data);
+    }
+    NodeForm form = formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
+    if (!form.ok()) problem = form.error;
+  });
+  return problem;
 }
 
 }  // namespace nnfuzz
