@@ -181,7 +181,11 @@ void axesInputTo(Work& w) {  // Squeeze, Unsqueeze, ReduceSum: axes an input fro
     if (!w.present(1)) return w.fail("noop_with_empty_axes needs ReduceSum-13");
     w.form.attrs.erase("noop_with_empty_axes");
   }
-  w.inputToInts(1, "axes");
+  if (!w.inputToInts(1, "axes") || !w.form.attrs.has("axes")) return;
+  // The order of axes means nothing here, and ONNX's Squeeze-1/11 inference wants them sorted.
+  std::vector<int64_t> axes = w.form.attrs.getInts("axes");
+  std::sort(axes.begin(), axes.end());
+  w.form.attrs.setInts("axes", axes);
 }
 
 void reduceTo(Work& w) {  // the other Reduce*: axes an input from 18
