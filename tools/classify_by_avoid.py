@@ -27,8 +27,9 @@ def types(m):
     for init in m.graph.initializer:
         t[init.name] = (DT.get(init.data_type, str(init.data_type)), len(init.dims))
     return t
-def matches(rule, node, t):
+def matches(rule, node, t, opset=17):
     if node.op_type != rule['op']: return False
+    if 'opsets' in rule and opset not in rule['opsets']: return False
     ins = list(node.input)
     if 'dtypes' in rule or 'ranks' in rule:
         cands = [rule['operand']] if 'operand' in rule else [0]
@@ -60,7 +61,8 @@ for b in sorted(glob.glob(sys.argv[1] + '/bugs/*')):
                     for init in a.g.initializer:
                         t[init.name] = (DT.get(init.data_type, str(init.data_type)), len(init.dims))
                     yield from nodes(a.g)
-    hit = [r for n in list(nodes(m.graph)) for r in rules if matches(r, n, t)]
+    opset = next((i.version for i in m.opset_import if i.domain in ('', 'ai.onnx')), 17)
+    hit = [r for n in list(nodes(m.graph)) for r in rules if matches(r, n, t, opset)]
     ops = [n.op_type for n in m.graph.node]
     first = open(b + '/README.md').read().split('\n')[0]
     print(('DOC ' if hit else '??? ') + os.path.basename(b), ops[:6], '|', (hit[0]['why'][:60] if hit else first[:110]))

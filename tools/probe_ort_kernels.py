@@ -9,7 +9,10 @@ rules (those whose "why" is not "no kernel") in --merge FILE are kept, so
 
     tools/probe_ort_kernels.py --merge config/onnxruntime_avoid.json > new.json
 
-refreshes config/onnxruntime_avoid.json for a new ONNX Runtime release.
+refreshes config/onnxruntime_avoid.json for a new ONNX Runtime release. ONNX Runtime
+registers kernels per schema version, so a kernel may exist at opset 17 and not at 11 (or
+21): `--opsets 11,13,21` probes those target opsets too and adds, for gaps opset 17 does
+not have, rules limited to the opsets that show them ("opsets": [...]).
 """
 import argparse
 import json
@@ -17,6 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from multiprocessing import Pool
 
 import onnx
 import onnxruntime as ort
@@ -32,11 +36,12 @@ def operand_dtypes(model):
     return [ELEM.get(types.get(name)) if name else None for name in node.input]
 
 
-def probe(nnfuzz, op, dtype, count, workdir):
-    cfg = os.path.join(workdir, "cfg.json")
+def probe(nnfuzz, op, dtype, count, workdir, opset=17):
+    cfg = os.path.join(workdir, f"cfg_{op}_{dtype}_{opset}.json")
     with open(cfg, "w") as f:
-        json.dump({"ops": {op: 1}, "dtypes": {dtype: 1}, "min_ops": 1, "max_ops": 1, "avoid": []}, f)
-    out = os.path.join(workdir, f"{op}_{dtype}")
+        json.dump({"ops": {op: 1}, "dtypes": {dtype: 1}, "min_ops": 1, "max_ops": 1, "avoid": [],
+                   "opset": opset}, f)
+    out = os.path.join(workdir, f"{op}_{dtype}_{opset}")
     r = subprocess.run([nnfuzz, "gen", "--config", cfg, "-n", str(count), "--seed", "1", "-o", out],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -69,29 +74,49 @@ def explain(results):
     return [(None, sorted({d[0] for d in rejected if d and d[0]}))]
 
 
+def probe_op(args):
+    nnfuzz, op, count, work, opset = args
+    results = []
+    for dtype in DTYPES:
+        results += probe(nnfuzz, op, dtype, count, work, opset)
+    return op, opset, explain(results)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nnfuzz", default=os.path.join(os.path.dirname(__file__), "..", "build", "nnfuzz"))
     parser.add_argument("--count", type=int, default=12)
     parser.add_argument("--merge", help="existing rules file: keep its hand-written rules")
+    parser.add_argument("--opsets", default="", help="further target opsets to probe, e.g. 11,13,15,18,21")
+    parser.add_argument("-j", type=int, default=2, help="operators probed in parallel")
     args = parser.parse_args()
     ort.set_default_logger_severity(4)
     listing = subprocess.run([args.nnfuzz, "ops"], capture_output=True, text=True, check=True).stdout.splitlines()
     ops = [line.split()[0] for line in listing[1:-1]]
-    rules = []
+    opsets = [17] + [int(x) for x in args.opsets.split(",") if x and int(x) != 17]
+    rules, gaps = [], {}
     with tempfile.TemporaryDirectory() as work:
-        for op in ops:
-            results = []
-            for dtype in DTYPES:
-                results += probe(args.nnfuzz, op, dtype, args.count, work)
-            for operand, dtypes in explain(results):
-                rule = {"op": op}
-                if operand not in (None, 0):
-                    rule["operand"] = operand
-                rule["dtypes"] = dtypes
-                rule["why"] = "no kernel"
-                rules.append(rule)
-                print(f"{op}: no kernel for {dtypes} (operand {operand})", file=sys.stderr)
+        jobs = [(args.nnfuzz, op, args.count, work, opset) for opset in opsets for op in ops]
+        with Pool(args.j) as pool:
+            for op, opset, found in pool.imap(probe_op, jobs):
+                for operand, dtypes in found:
+                    gaps.setdefault((op, operand), {})[opset] = set(dtypes)
+    for (op, operand), by_opset in gaps.items():
+        rule = {"op": op}
+        if operand not in (None, 0):
+            rule["operand"] = operand
+        at17 = by_opset.get(17, set())
+        if at17:
+            rules.append({**rule, "dtypes": sorted(at17), "why": "no kernel"})
+            print(f"{op}: no kernel for {sorted(at17)} (operand {operand})", file=sys.stderr)
+        extra = {}
+        for opset, dtypes in by_opset.items():
+            if dtypes - at17:
+                extra.setdefault(tuple(sorted(dtypes - at17)), []).append(opset)
+        for dtypes, where in sorted(extra.items()):
+            rules.append({**rule, "dtypes": list(dtypes), "opsets": sorted(where), "why": "no kernel"})
+            print(f"{op}: no kernel for {list(dtypes)} at opsets {sorted(where)} (operand {operand})",
+                  file=sys.stderr)
     if args.merge:
         with open(args.merge) as f:
             rules += [r for r in json.load(f) if r.get("why") != "no kernel"]

@@ -161,7 +161,6 @@ void runTests(int id, Shared& s) {
   const fs::path caseDir = s.scratch / fmt::format("p{}", id) / "case";
   ReducerSettings reducing;
   reducing.scratch = s.scratch / fmt::format("p{}", id);
-  reducing.opset = s.gen.opset;
   reducing.caffe = s.gen.format != "onnx";
   reducing.known = [&s](const std::string& hash) { return s.store.knowsBug(hash); };
   while (!s.stopRequested() && Clock::now() < s.deadline) {
@@ -181,7 +180,7 @@ void runTests(int id, Shared& s) {
     if (!c.meta.is_null()) meta["graph"] = c.meta;  // the digraph, its blocks, helpers and mutations
     meta.update(drawn.meta);
     // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
-    writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, s.gen.opset, CaseLayout::Onnx);
+    writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, c.graph.opset(), CaseLayout::Onnx);
     if (s.gen.format != "onnx") tryWriteCaffeCase(caseDir, c.graph, c.inputs, c.outputs);  // for Caffe backends
     times.write = secondsSince(started);
     std::vector<RunOutcome> outcomes;
@@ -212,7 +211,7 @@ void runTests(int id, Shared& s) {
     feedback.olcGain = gain.olc;
     auto judged = recordFindings(s.store, s.oracle, s.context, test, outcomes, c.nonFinite ? nullptr : &c.outputs,
                                  [&] {
-                                   return bundleCase(c.graph, c.inputs, c.outputs, meta, s.gen.opset,
+                                   return bundleCase(c.graph, c.inputs, c.outputs, meta, c.graph.opset(),
                                                      s.gen.format != "onnx");
                                  },
                                  reducer);

@@ -39,7 +39,7 @@ class Culprits {
 /// What the reducer may use and spend.
 struct ReducerSettings {
   std::filesystem::path scratch;  ///< folder for sub-case folders (one pipeline's own)
-  int opset = 17;
+  int opset = 0;  ///< the opset candidates are written at; 0: each graph's own
   bool caffe = false;  ///< also write each candidate's Caffe form (Caffe backends read it)
   size_t maxTries = 48;                     ///< SUT runs per finding at most
   std::chrono::seconds budget{120};         ///< wall time per finding at most

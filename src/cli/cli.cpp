@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   addReportCommand(app);
   addMergeCommand(app);
   addInferCommand(app);
+  addConvertCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

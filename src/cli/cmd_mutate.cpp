@@ -17,7 +17,9 @@
 #include "interp/values.h"
 #include "onnx/case_folder.h"
 #include "onnx/export.h"
+#include "onnx/import.h"
 #include "onnx/model_check.h"
+#include "ops/opset_fit.h"
 #include "support/error.h"
 
 namespace nnfuzz::cli {
@@ -61,7 +63,10 @@ std::optional<Mutant> drawMutant(const Graph& original, const std::vector<Tensor
                            : sampleTensor(type, defaultRange(type.dtype), rng));
   }
   auto outputs = referenceOutputs(m.graph, m.inputs);
-  if (!outputs || checkModel(exportModel(m.graph), &m.graph)) return std::nullopt;
+  // libonnx judges the opsets it knows; export itself refuses what an opset cannot express.
+  if (!outputs || opsetMisfit(m.graph, m.graph.opset()) ||
+      (m.graph.opset() <= knownOpset() && checkModel(exportModel(m.graph), &m.graph)))
+    return std::nullopt;
   m.outputs = std::move(*outputs);
   return m;
 }
@@ -91,7 +96,7 @@ void runMutate(const MutateOptions& o) {
     meta["mutations"] = mutant->mutations;
     meta["replay"] = fmt::format("nnfuzz mutate {} --seed {} -n {} -o DIR", o.caseDir, o.seed, i + 1);
     writeCase(fs::path(o.outDir) / fmt::format("{:06d}", i), mutant->graph, mutant->inputs, mutant->outputs, meta,
-              kDefaultOpset, caseLayoutNamed(o.layout));
+              mutant->graph.opset(), caseLayoutNamed(o.layout));
     ++written;
   }
   fmt::print("wrote {} mutants of {} into {} ({} draws)\n", written, o.caseDir, o.outDir, draws);

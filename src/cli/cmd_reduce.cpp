@@ -40,12 +40,6 @@ struct ReduceCommandOptions {
   std::string format;  ///< onnx | caffe; empty: caffe when the case holds a Caffe form
 };
 
-int modelOpset(const onnx::ModelProto& model) {
-  for (const auto& op : model.opset_import())
-    if (op.domain().empty() || op.domain() == "ai.onnx") return static_cast<int>(op.version());
-  return kDefaultOpset;
-}
-
 void reduceOne(const ReduceCommandOptions& o) {
   const CaseData data = readCase(o.caseDir);
   if (!data.graph) throw Error("cannot reduce " + o.caseDir + ": " + data.importProblem);
@@ -62,7 +56,7 @@ void reduceOne(const ReduceCommandOptions& o) {
   if (caffe) {  // the case as the reducer writes its candidates: ONNX and Caffe forms side by side
     caseDir = scratch / "case";
     writeCase(caseDir, *data.graph, data.inputs, data.expected, data.meta.value_or(nlohmann::json::object()),
-              modelOpset(data.model), CaseLayout::Onnx);
+              0, CaseLayout::Onnx);  // 0: the graph's own opset
     writeCaffeCase(caseDir, *data.graph, data.inputs, data.expected);
   }
   const WorkerLimits limits;
@@ -84,7 +78,6 @@ void reduceOne(const ReduceCommandOptions& o) {
   Culprits culprits;
   ReducerSettings settings;
   settings.scratch = scratch;
-  settings.opset = modelOpset(data.model);
   settings.caffe = caffe;
   settings.maxTries = o.maxTries;
   settings.budget = std::chrono::seconds(static_cast<int64_t>(o.budgetSeconds));

@@ -15,6 +15,7 @@ void addGraphFlags(CLI::App* cmd, GraphFlags& flags) {
                   "(default: the built-in config/blocks.json)");
   cmd->add_option("--mutations", flags.mutations,
                   "graph generator: mutation rates r drawn per model, e.g. 0,0.1,0.2 (0 alone: no mutations)");
+  cmd->add_option("--opset", flags.opset, "target ONNX opset, 7..21 (default 17; config \"opsets\" mixes several)");
 }
 
 nlohmann::json graphFlagsJson(const GraphFlags& flags) {
@@ -46,7 +47,15 @@ nlohmann::json graphFlagsJson(const GraphFlags& flags) {
     }
     graph["mutations"] = {{"r", rates}};
   }
-  return graph.empty() ? nlohmann::json::object() : nlohmann::json{{"graph", graph}};
+  nlohmann::json out = graph.empty() ? nlohmann::json::object() : nlohmann::json{{"graph", graph}};
+  if (!flags.opset.empty()) {
+    int opset = 0;
+    char extra = 0;
+    if (std::sscanf(flags.opset.c_str(), "%d%c", &opset, &extra) != 1)
+      throw Error("--opset expects a number from 7 to 21, got '" + flags.opset + "'");
+    out["opset"] = opset;  // the range is checked with the rest of the config
+  }
+  return out;
 }
 
 }  // namespace nnfuzz::cli

@@ -78,6 +78,12 @@ std::vector<AvoidRule> parseAvoidRules(const json& j) {
           if (!k.is_number_integer()) bad(i, "ranks must be integers");
           rule.ranks.push_back(k.get<int>());
         }
+      } else if (key == "opsets") {
+        if (!value.is_array()) bad(i, "opsets must be a list");
+        for (const json& k : value) {
+          if (!k.is_number_integer()) bad(i, "opsets must be integers");
+          rule.opsets.push_back(k.get<int>());
+        }
       } else if (key == "attrs") {
         if (!value.is_object()) bad(i, "attrs must map names to lists of values");
         for (const auto& [name, list] : value.items()) {
@@ -106,6 +112,7 @@ json avoidRulesToJson(const std::vector<AvoidRule>& rules) {
       for (DType d : rule.dtypes) r["dtypes"].push_back(std::string(dtypeName(d)));
     }
     if (!rule.ranks.empty()) r["ranks"] = rule.ranks;
+    if (!rule.opsets.empty()) r["opsets"] = rule.opsets;
     if (!rule.attrs.empty()) {
       r["attrs"] = json::object();
       for (const auto& [name, values] : rule.attrs) r["attrs"][name] = values;

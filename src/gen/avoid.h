@@ -12,7 +12,9 @@
 //
 // Every condition given must hold: dtypes/ranks look at the op's type operand
 // (OpSpec::typeOperand) unless "operand": k names another one; attrs maps a name to values as the text form writes them
-// (strings unquoted), "*" meaning "present with any value". Each rule may carry a "why".
+// (strings unquoted), "*" meaning "present with any value"; "opsets": [11, 12] limits the
+// rule to models of those target opsets (a kernel an engine has for one schema version
+// only). Each rule may carry a "why".
 #pragma once
 
 #include <string>
@@ -30,6 +32,7 @@ struct AvoidRule {
   int operand = -1;           ///< whose dtype/rank dtypes and ranks test (-1: op->typeOperand)
   std::vector<DType> dtypes;  ///< empty: any
   std::vector<int> ranks;     ///< empty: any
+  std::vector<int> opsets;    ///< target opsets the rule holds at (empty: every one)
   std::vector<std::pair<std::string, std::vector<std::string>>> attrs;
   std::string why;
 

@@ -4,11 +4,14 @@
 #include "gen/caffe_units.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <set>
 
 #include "ops/instantiate.h"
 #include "ops/registry.h"
+#include "ops/schema_history.h"
+#include "ops/version_forms.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -22,8 +25,8 @@ GenConfig defaultConfig() {
   c.limits.dtypes = {DType::Float32, DType::Float64, DType::Int32, DType::Int64,
                      DType::Int8,    DType::UInt8,   DType::Bool};
   c.limits.dtypeWeights = {1.0, 0.03, 0.03, 0.05, 0.01, 0.01, 0.03};
+  // Every operator: each model draws from those its opset has (generator.cpp).
   for (const OpSpec* spec : allOps()) {
-    if (!drawableAt(*spec, c.opset)) continue;
     c.ops.push_back(spec);
     c.opWeights.push_back(1.0);
   }
@@ -33,9 +36,18 @@ GenConfig defaultConfig() {
 }
 
 bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
-                       const Attributes& attrs) const {
+                       const Attributes& attrs, const std::vector<const Tensor*>& constants) const {
   if (!net.params.empty() && !net.paramsAllow(spec, operands, attrs)) return true;
-  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) { return r.matches(spec, operands, attrs); });
+  if (opset != kCanonicalOpset) {
+    std::vector<const Tensor*> known(constants);
+    known.resize(operands.size(), nullptr);
+    // The result count only matters to Split's num_outputs, which always fits.
+    if (!formAt(NodeView{spec.name, operands, known, attrs, 1}, opset).ok()) return true;
+  }
+  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) {
+    return (r.opsets.empty() || std::find(r.opsets.begin(), r.opsets.end(), opset) != r.opsets.end()) &&
+           r.matches(spec, operands, attrs);
+  });
 }
 
 namespace {
@@ -57,7 +69,7 @@ T number(const json& j, const std::string& field) {
 
 const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops",     "max_ops",
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
-                                            "weight_rate", "opset",    "dtypes",      "ops",
+                                            "weight_rate", "opset",  "opsets",  "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
                                             "caffe_layers", "values",   "outputs",
                                             "limits",    "neuri"};
@@ -124,7 +136,23 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
       else bad("outputs", "unknown kind '" + kind + "' (consumed, weights)");
     }
   }
-  if (j.contains("opset")) c.opset = number<int>(j["opset"], "opset");
+  if (j.contains("opset")) {
+    c.opset = number<int>(j["opset"], "opset");
+    c.opsetMix.clear();
+  }
+  if (j.contains("opsets")) {
+    const json& m = j["opsets"];
+    if (!m.is_object() || m.empty()) bad("opsets", "expected an object like {\"13\": 1, \"17\": 2}");
+    c.opsetMix.clear();
+    for (const auto& [key, weight] : m.items()) {
+      int opset = 0;
+      auto res = std::from_chars(key.data(), key.data() + key.size(), opset);
+      if (res.ec != std::errc() || res.ptr != key.data() + key.size()) bad("opsets", "'" + key + "' is not an opset number");
+      const double w = number<double>(weight, "opsets." + key);
+      if (!(w >= 0)) bad("opsets." + key, "weight must be >= 0");
+      c.opsetMix[opset] = w;
+    }
+  }
   if (j.contains("dtypes")) {
     const json& d = j["dtypes"];
     if (!d.is_object()) bad("dtypes", "expected an object like {\"f32\": 1}");
@@ -152,7 +180,6 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
     c.opWeights.clear();
     for (const OpSpec* spec : allOps()) {
       const std::string name(spec->name);
-      if (!o.contains(name) && !drawableAt(*spec, c.opset)) continue;  // "*" means those of this opset
       const double w = o.contains(name) ? number<double>(o[name], "ops." + name) : rest;
       if (w < 0) bad("ops." + name, "weight must be >= 0");
       if (w == 0) continue;
@@ -219,16 +246,23 @@ void validateConfig(const GenConfig& c) {
   if (c.limits.maxDim > 64) throw Error("max_dim must be <= 64");
   if (!(c.pickingRate >= 0 && c.pickingRate <= 1)) throw Error("picking_rate must be in [0, 1]");
   if (!(c.weightRate >= 0 && c.weightRate <= 1)) throw Error("weight_rate must be in [0, 1]");
-  // Operators added after 17 have one form up to 21, so a config of only those may name their
-  // opsets; the rest are written in their opset-17 form (issue 11 lifts this).
-  const bool onlyLater = !c.ops.empty() && std::all_of(c.ops.begin(), c.ops.end(), [](const OpSpec* s) { return s->sinceVersion > 17; });
-  if (c.opset != 17 && !(onlyLater && c.opset > 17 && c.opset <= 21))
-    throw Error("opset " + std::to_string(c.opset) +
-                " is not supported (the op library implements opset 17; 18..21 only for operators added after 17)");
-  for (const OpSpec* spec : c.ops)
-    if (!drawableAt(*spec, c.opset))
-      throw Error("ops: " + std::string(spec->name) + " needs opset " + std::to_string(spec->sinceVersion) + " or later (opset is " +
-                  std::to_string(c.opset) + ")");
+  std::vector<int> opsets{c.opset};
+  if (!c.opsetMix.empty()) {
+    opsets.clear();
+    double total = 0;
+    for (const auto& [opset, w] : c.opsetMix) {
+      opsets.push_back(opset);
+      total += w;
+    }
+    if (!(total > 0)) throw Error("opsets: at least one opset needs a weight > 0");
+  }
+  for (int opset : opsets) {
+    if (opset < kMinOpset || opset > kMaxOpset)
+      throw Error("opset " + std::to_string(opset) + " is not supported (nnfuzz generates opsets " +
+                  std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+    if (std::none_of(c.ops.begin(), c.ops.end(), [&](const OpSpec* s) { return availableAt(s->name, opset); }))
+      throw Error("no allowed operator exists at opset " + std::to_string(opset));
+  }
   if (c.limits.dtypes.empty()) throw Error("dtypes: at least one dtype needs a weight > 0");
   bool anyUsable = false;
   for (const OpSpec* spec : c.ops) anyUsable = anyUsable || usableUnder(*spec, c.limits);
@@ -254,6 +288,11 @@ json configToJson(const GenConfig& c) {
   j["values"] = {{"narrow", c.values.narrow}, {"wide", c.values.wide}, {"special", c.values.special},
                  {"integral", c.values.integral}};
   j["opset"] = c.opset;
+  if (!c.opsetMix.empty()) {  // absent when unused: old hashes stay
+    json mix = json::object();
+    for (const auto& [opset, w] : c.opsetMix) mix[std::to_string(opset)] = w;
+    j["opsets"] = mix;
+  }
   json dtypes = json::object();
   for (size_t i = 0; i < c.limits.dtypes.size(); ++i)
     dtypes[std::string(dtypeName(c.limits.dtypes[i]))] = i < c.limits.dtypeWeights.size() ? c.limits.dtypeWeights[i] : 1.0;

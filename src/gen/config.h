@@ -7,7 +7,8 @@
 //     "max_rank": 5, "min_dim": 1, "max_dim": 5,
 //     "picking_rate": 0.97,           // odds of reusing an existing value for an operand
 //     "weight_rate": 0.5,             // odds that a fresh operand is a weight, not an input
-//     "opset": 17,
+//     "opset": 17,                    // target opset 7..21 (ops/version_forms.h)
+//     "opsets": {"13": 1, "17": 2},   // or a mix: each model's opset drawn with these odds
 //     "dtypes": {"f32": 1, "f64": 0.1},      // dtypes of fresh tensors, with weights
 //     "ops": {"*": 1, "Conv": 2},             // allow-list with weights; "*" = every other op
 //     "exclude_ops": ["Resize"],
@@ -96,6 +97,9 @@ struct GenConfig {
   ValueMix values{0.7, 0.1, 0.1, 0.1};
   OutputMix outputs;
   int opset = 17;
+  /// A mix of target opsets with odds (empty: every model targets `opset`). Each model's
+  /// opset is drawn from its case seed; the generator then runs as with that `opset`.
+  std::map<int, double> opsetMix;
   std::vector<const OpSpec*> ops;  ///< allowed operators, registry order
   std::vector<double> opWeights;   ///< parallel to ops
   /// Configurations never to generate: what a target SUT lacks or is known to get wrong.
@@ -111,7 +115,10 @@ struct GenConfig {
   NeuriSettings neuri;
 
   /// True if a node falls under an avoid rule or outside the parameter limits.
-  bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
+  /// Also true when the target opset cannot express the node (version_forms.h); operands
+  /// whose contents are not in `constants` (nullptr or too short) count as not constant.
+  bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs,
+              const std::vector<const Tensor*>& constants = {}) const;
 };
 
 /// The most operators a model may have (max_ops): about 10 s a model at the cap.

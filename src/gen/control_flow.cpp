@@ -92,8 +92,12 @@ class BodyGrower {
       if (std::any_of(inst.outputTypes.begin(), inst.outputTypes.end(), [](const TensorType& t) { return t.numel() == 0; }))
         continue;
       std::vector<const TensorType*> types;
-      for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
-      if (config_.avoids(spec, types, inst.attrs)) continue;
+      std::vector<const Tensor*> constants;
+      for (const Operand& op : inst.operands) {
+        types.push_back(op.omitted ? nullptr : &op.type);
+        constants.push_back(op.constant ? &*op.constant : nullptr);
+      }
+      if (config_.avoids(spec, types, inst.attrs, constants)) continue;
       std::vector<Tensor> fresh;
       std::vector<const Tensor*> data;
       operandContents(inst, pool_, rng_, config_.values, fresh, data);

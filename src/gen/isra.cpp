@@ -205,7 +205,7 @@ class IsraGen : public Generator {
         reject();
         continue;
       }
-      if (config_.avoids(spec, operandTypes(inst), inst.attrs)) {
+      if (config_.avoids(spec, operandTypes(inst), inst.attrs, operandConstants(inst))) {
         reject();
         continue;
       }
@@ -302,6 +302,12 @@ class IsraGen : public Generator {
     int d = 0;
     for (ValueId v : values) d = std::max(d, depth[v]);
     return d;
+  }
+
+  static std::vector<const Tensor*> operandConstants(const Instantiation& inst) {
+    std::vector<const Tensor*> constants;
+    for (const Operand& op : inst.operands) constants.push_back(op.constant ? &*op.constant : nullptr);
+    return constants;
   }
 
   static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {

@@ -31,6 +31,8 @@ using ValueId = uint32_t;
 using NodeId = uint32_t;
 inline constexpr ValueId kNoValue = UINT32_MAX;  ///< An omitted optional operand.
 inline constexpr NodeId kNoNode = UINT32_MAX;
+/// The opset whose operator forms GraphIR nodes hold (and the default target opset).
+inline constexpr int kCanonicalOpset = 17;
 
 /// Outer: a body's stand-in for a value of the enclosing graph (see above).
 enum class ValueKind : uint8_t { Input, Weight, Result, Outer };
@@ -96,6 +98,11 @@ class Graph {
   /// parameters (their captures stay listed on the owning node until setBodies).
   size_t removeUnused();
 
+  /// The ONNX opset the graph targets (export writes each node in that opset's form; the
+  /// nodes themselves always hold the canonical, opset-17 form: ops/version_forms.h).
+  int opset() const { return opset_; }
+  void setOpset(int opset) { opset_ = opset; }
+
   /// True for a graph held in a GraphAttr.
   bool isBody() const { return body_; }
   void markBody() { body_ = true; }
@@ -131,6 +138,7 @@ class Graph {
   std::vector<ValueId> params_;
   std::vector<ValueId> outputs_;
   bool body_ = false;
+  int opset_ = kCanonicalOpset;
 };
 
 /// Outer parameters of a body, by capture index (kNoValue where the body reads none).
@@ -148,6 +156,7 @@ void forEachNodeDeep(const Graph& graph, Fn&& fn);
 std::optional<std::string> verifyStructure(const Graph& graph);
 
 /// The text form (see text.cpp for the grammar); print(parse(t)) == t for printed text.
+/// A graph targeting another opset than kCanonicalOpset starts with a line "opset N".
 std::string printGraph(const Graph& graph);
 /// Parses the text form; throws nnfuzz::Error with a line number on bad text.
 Graph parseGraph(std::string_view text);

@@ -185,7 +185,10 @@ std::string attrText(const AttrValue& value) {
   return out;
 }
 
-std::string printGraph(const Graph& g) { return Printer().print(g) + "\n"; }
+std::string printGraph(const Graph& g) {
+  const std::string header = g.opset() == kCanonicalOpset ? "" : "opset " + std::to_string(g.opset()) + "\n";
+  return header + Printer().print(g) + "\n";
+}
 
 namespace {
 
@@ -194,7 +197,14 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   Graph parse() {
+    std::optional<int64_t> opset;
+    if (peekWord("opset")) {
+      expectWord("opset");
+      opset = integer();
+      if (*opset < 1 || *opset > 1000) fail("bad opset " + std::to_string(*opset));
+    }
     Graph g = graphBody();
+    if (opset) g.setOpset(static_cast<int>(*opset));
     skipSpace();
     if (pos_ != text_.size()) fail("unexpected text after the closing '}'");
     return g;

@@ -14,6 +14,7 @@
 #include "onnx/onnx-data.pb.h"
 #include "onnx/tensor_proto.h"
 #include "ops/registry.h"
+#include "ops/schema_history.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -117,13 +118,10 @@ std::optional<std::string> rerunBlocker(const onnx::ModelProto& model) {
     if (node.op_type() == "Constant") continue;
     const OpSpec* spec = findOp(node.op_type());
     if (!spec) return "unsupported operator: " + node.op_type();
-    if (opset > knownOpset())
-      return "opset " + std::to_string(opset) + " is newer than the schemas nnfuzz can compare (" +
-             std::to_string(knownOpset()) + ")";
-    auto since = schemaSinceVersion(node.op_type(), opset);
-    if (since && *since != spec->sinceVersion)
-      return "opset " + std::to_string(opset) + " selects " + node.op_type() + "-" + std::to_string(*since) +
-             ", nnfuzz implements " + node.op_type() + "-" + std::to_string(spec->sinceVersion);
+    // Import read every other opset's form into the canonical one (ops/version_forms.h).
+    if (opset < kMinOpset || opset > kMaxOpset)
+      return "opset " + std::to_string(opset) + " is outside the opsets nnfuzz models (" + std::to_string(kMinOpset) +
+             " to " + std::to_string(kMaxOpset) + ")";
   }
   return std::nullopt;
 }

@@ -9,6 +9,7 @@
 
 #include "onnx/tensor_proto.h"
 #include "ops/registry.h"
+#include "ops/version_forms.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -45,6 +46,24 @@ void addValueInfo(onnx::ValueInfoProto* info, const std::string& name, const Ten
   *info->mutable_type() = toTypeProto(type);
 }
 
+// A constant operand: an initializer (also a graph input before ir_version 4), or in a body
+// before ir_version 4, where initializers would have to be body inputs, a Constant node.
+void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& value, bool body, int opset) {
+  if (body && initializersAreInputs(opset)) {
+    onnx::NodeProto& node = *g.add_node();
+    node.set_name(name);
+    node.set_op_type("Constant");
+    node.add_output(name);
+    onnx::AttributeProto& a = *node.add_attribute();
+    a.set_name("value");
+    a.set_type(onnx::AttributeProto::TENSOR);
+    *a.mutable_t() = toTensorProto(value, name);
+    return;
+  }
+  *g.add_initializer() = toTensorProto(value, name);
+  if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), name, value.type);
+}
+
 }  // namespace
 
 onnx::TypeProto toTypeProto(const TensorType& type) {
@@ -61,7 +80,7 @@ namespace {
 // Writes `graph` into `g`. `outerNames` names the owning node's captures (bodies only);
 // `prefix` makes a body's names unique in the model (ONNX wants one namespace).
 void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& prefix,
-                 const std::vector<std::string>* outerNames) {
+                 const std::vector<std::string>* outerNames, int opset) {
   const bool body = outerNames != nullptr;
   std::unordered_map<ValueId, std::string> names;
   const auto inputs = graph.inputs();
@@ -69,11 +88,27 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     names[inputs[k]] = prefix + "input_" + std::to_string(k);
     addValueInfo(g.add_input(), names[inputs[k]], graph.value(inputs[k]).type);
   }
-  const auto weights = graph.weights();
+  // Each node's form at the opset first: a weight that only became an attribute (Slice's
+  // starts before opset 10, say) is left out.
+  std::unordered_map<NodeId, NodeForm> forms;
+  std::unordered_set<ValueId> read(graph.outputs().begin(), graph.outputs().end());
+  for (NodeId id : graph.nodes()) {
+    const Node& n = graph.node(id);
+    NodeForm form = nodeFormAt(graph, n, opset);
+    if (!form.ok()) throw Error("cannot export node " + std::to_string(id) + ": " + form.error);
+    for (const FormOperand& in : form.inputs)
+      if (in.operand >= 0) read.insert(n.inputs[static_cast<size_t>(in.operand)]);
+    read.insert(n.captures.begin(), n.captures.end());
+    forms.emplace(id, std::move(form));
+  }
+  std::vector<ValueId> weights;
+  for (ValueId w : graph.weights())
+    if (read.count(w) || opset == kCanonicalOpset) weights.push_back(w);
   for (size_t k = 0; k < weights.size(); ++k) {
     names[weights[k]] = prefix + "weight_" + std::to_string(k);
-    *g.add_initializer() = toTensorProto(*graph.value(weights[k]).data, names[weights[k]]);
+    addConstant(g, names[weights[k]], *graph.value(weights[k]).data, body, opset);
   }
+  size_t formConstants = 0;  // constants a version's form adds (an attribute turned input)
   if (body)
     for (ValueId p : graph.paramList())
       if (graph.value(p).kind == ValueKind::Outer) names[p] = outerNames->at(graph.value(p).capture);
@@ -86,13 +121,24 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   size_t temp = 0, nodeIndex = 0;
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
+    const NodeForm& form = forms.at(id);
+    // Constants the form adds come first: in a body before ir_version 4 they are nodes.
+    std::vector<std::string> inputNames;
+    for (const FormOperand& in : form.inputs) {
+      if (in.empty()) {
+        inputNames.emplace_back();
+      } else if (in.constant) {
+        inputNames.push_back(prefix + "const_" + std::to_string(formConstants++));
+        addConstant(g, inputNames.back(), *in.constant, body, opset);
+      } else {
+        inputNames.push_back(names.at(n.inputs[static_cast<size_t>(in.operand)]));
+      }
+    }
     onnx::NodeProto& node = *g.add_node();
     const std::string nodeName = prefix + n.op + "_" + std::to_string(nodeIndex++);
     node.set_name(nodeName);
-    node.set_op_type(n.op);
-    size_t used = n.inputs.size();
-    while (used > 0 && n.inputs[used - 1] == kNoValue) --used;
-    for (size_t k = 0; k < used; ++k) node.add_input(n.inputs[k] == kNoValue ? std::string() : names.at(n.inputs[k]));
+    node.set_op_type(form.op);
+    for (const std::string& name : inputNames) node.add_input(name);
     const OpSpec* spec = findOp(n.op);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
@@ -111,13 +157,13 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     while (node.output_size() > 0 && node.output(node.output_size() - 1).empty()) node.mutable_output()->RemoveLast();
     std::vector<std::string> captureNames;
     for (ValueId c : n.captures) captureNames.push_back(names.at(c));
-    for (const auto& [key, value] : n.attrs) {
+    for (const auto& [key, value] : form.attrs) {
       onnx::AttributeProto& a = *node.add_attribute();
       if (const auto* sub = std::get_if<GraphAttr>(&value)) {
         a.set_name(key);
         a.set_type(onnx::AttributeProto::GRAPH);
         a.mutable_g()->set_name(nodeName + "_" + key);
-        exportGraph(sub->graph(), *a.mutable_g(), nodeName + "_" + key + "/", &captureNames);
+        exportGraph(sub->graph(), *a.mutable_g(), nodeName + "_" + key + "/", &captureNames, opset);
       } else {
         setAttribute(a, key, value);
       }
@@ -145,16 +191,36 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
 
 }  // namespace
 
+int irVersionFor(int opset) {
+  if (opset <= 8) return 3;
+  if (opset <= 11) return opset - 5;  // 9 -> 4, 10 -> 5, 11 -> 6
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  return 10;
+}
+
+NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
+  std::vector<const TensorType*> types;
+  std::vector<const Tensor*> constants;
+  for (ValueId v : n.inputs) {
+    types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
+    constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
+  }
+  return formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
+}
+
 onnx::ModelProto exportModel(const Graph& graph, int opset) {
+  if (opset == 0) opset = graph.opset();
   onnx::ModelProto model;
-  model.set_ir_version(kIrVersion);
+  model.set_ir_version(irVersionFor(opset));
   model.set_producer_name("nnfuzz");
   auto* imp = model.add_opset_import();
   imp->set_domain("");
   imp->set_version(opset);
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name("nnfuzz");
-  exportGraph(graph, g, "", nullptr);
+  exportGraph(graph, g, "", nullptr, opset);
   return model;
 }
 

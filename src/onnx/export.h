@@ -1,6 +1,8 @@
 // export.h - GraphIR to ONNX ModelProto, and deterministic model serialisation.
 //
-// exportModel writes ir_version 8, opset_import {"": opset}, producer "nnfuzz", and
+// exportModel writes opset_import {"": opset} (by default the graph's own), the ir_version
+// that opset came with (irVersionFor), producer "nnfuzz", each node in that opset's form
+// (ops/version_forms.h: a constant the form adds is an initializer const_K), and
 // canonical names that depend only on the graph's structure:
 //   runtime inputs  input_0, input_1, ...   (graph.inputs() order; typed graph inputs)
 //   weights         weight_0, weight_1, ... (graph.weights() order; initializers only)
@@ -21,14 +23,23 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "ops/version_forms.h"
 #include "onnx/onnx_pb.h"
 
 namespace nnfuzz {
 
-inline constexpr int kDefaultOpset = 17;
-inline constexpr int kIrVersion = 8;
+inline constexpr int kDefaultOpset = kCanonicalOpset;
 
-onnx::ModelProto exportModel(const Graph& graph, int opset = kDefaultOpset);
+/// The ir_version an opset was released with (7, 8 -> 3; 9 -> 4; ... 21 -> 10).
+int irVersionFor(int opset);
+/// Before ir_version 4 every initializer must also be a graph input.
+inline bool initializersAreInputs(int opset) { return irVersionFor(opset) < 4; }
+
+/// opset 0: the graph's own (Graph::opset). Throws nnfuzz::Error naming a node the opset
+/// cannot express.
+onnx::ModelProto exportModel(const Graph& graph, int opset = 0);
+/// The ONNX form of node `n` of `graph` at `opset` (ops/version_forms.h).
+NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset);
 
 /// Deterministic protobuf bytes of a model.
 std::string serializeModel(const onnx::ModelProto& model);

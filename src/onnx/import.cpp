@@ -12,6 +12,8 @@
 #include "ops/control_flow.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
+#include "ops/schema_history.h"
+#include "ops/version_forms.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -157,8 +159,10 @@ namespace {
 // body and a capture of the node being imported in the enclosing graph.
 class GraphImporter {
  public:
-  GraphImporter(const onnx::GraphProto& g, GraphImporter* parent) : proto_(g), parent_(parent) {
+  GraphImporter(const onnx::GraphProto& g, GraphImporter* parent, int opset)
+      : proto_(g), parent_(parent), opset_(opset) {
     if (parent_) graph_.markBody();
+    graph_.setOpset(opset);
   }
 
   // formals: the body's input types (nullopt: the main graph, typed by its declarations).
@@ -261,13 +265,17 @@ class GraphImporter {
     Attributes attrs;
     for (const auto& a : node.attribute())
       if (a.type() != onnx::AttributeProto::GRAPH) attrs.set(a.name(), attrValue(a, where));
+    if (opset_ != kCanonicalOpset) {
+      toCanonical(node, where, inputs, attrs);
+      pointOperands();
+    }
     for (const auto& a : node.attribute()) {
       if (a.type() != onnx::AttributeProto::GRAPH) continue;
       if (!isIdentifier(a.name())) throw Error(where + " has an attribute whose name is not an identifier");
       const BodyFormals formals = bodyFormals(node.op_type(), a.name(), types, attrs);
       if (!formals.error.empty()) throw InferenceRejected(where + ": " + formals.error);
       if (depth() >= kMaxBodyDepth) throw Error(where + " nests bodies more than " + std::to_string(kMaxBodyDepth) + " deep");
-      GraphImporter body(a.g(), this);
+      GraphImporter body(a.g(), this, opset_);
       attrs.setGraph(a.name(), GraphAttr(body.run(formals.types)));
       pointOperands();
     }
@@ -288,9 +296,32 @@ class GraphImporter {
 
   int depth() const { return parent_ ? parent_->depth() + 1 : 0; }
 
+  // Rewrites a node written in opset_'s form into the canonical one: constants the form
+  // adds become weights, inputs that become attributes are dropped.
+  void toCanonical(const onnx::NodeProto& node, const std::string& where, std::vector<ValueId>& inputs,
+                   Attributes& attrs) {
+    std::vector<const TensorType*> types;
+    std::vector<const Tensor*> constants;
+    for (ValueId id : inputs) {
+      const Value* v = id == kNoValue ? nullptr : &graph_.value(id);
+      types.push_back(v ? &v->type : nullptr);
+      constants.push_back(v && v->data ? &*v->data : nullptr);
+    }
+    NodeForm form = canonicalFrom(NodeView{node.op_type(), types, constants, attrs, static_cast<size_t>(node.output_size())}, opset_);
+    if (!form.ok()) throw InferenceRejected(where + ": " + form.error);
+    std::vector<ValueId> canonical;
+    for (FormOperand& in : form.inputs)
+      canonical.push_back(in.empty() ? kNoValue
+                          : in.constant ? graph_.addWeight(std::move(*in.constant))
+                                        : inputs[static_cast<size_t>(in.operand)]);
+    inputs = std::move(canonical);
+    attrs = std::move(form.attrs);
+  }
+
   static constexpr int kMaxBodyDepth = 16;
   const onnx::GraphProto& proto_;
   GraphImporter* parent_;
+  int opset_;
   Graph graph_;
   std::unordered_map<std::string, ValueId> ids_;
   std::vector<ValueId> nodeCaptures_;  // of the node being imported
@@ -299,8 +330,12 @@ class GraphImporter {
 }  // namespace
 
 Graph importModel(const onnx::ModelProto& model) {
-  if (!defaultOpset(model)) throw Error("the model imports no opset of the default ONNX domain");
-  return GraphImporter(model.graph(), nullptr).run(std::nullopt);
+  const auto opset = defaultOpset(model);
+  if (!opset) throw Error("the model imports no opset of the default ONNX domain");
+  // Opsets before 7 are read as 7 (the oldest forms nnfuzz knows), newer ones than 21 as
+  // their own (the forms of 21 where no later change is known); the node-test harness
+  // compares schema versions itself.
+  return GraphImporter(model.graph(), nullptr, std::max(*opset, kMinOpset)).run(std::nullopt);
 }
 
 onnx::ModelProto parseModel(const std::string& bytes, const std::string& what) {

@@ -102,7 +102,14 @@ std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const 
   // that makes them is in the model (they flow on into its consumers).
   const auto ourNodes = ours.nodes();
   bool symbolic = false;
-  for (const auto& node : g.node()) symbolic = symbolic || onnxLeavesDimsSymbolic(node.op_type());
+  // libonnx 1.12's inference of the attribute forms of Squeeze (before 13) and Slice
+  // (before 10) leaves dims symbolic too.
+  int opset = kCanonicalOpset;
+  for (const auto& imp : model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx") opset = static_cast<int>(imp.version());
+  for (const auto& node : g.node())
+    symbolic = symbolic || onnxLeavesDimsSymbolic(node.op_type()) || (opset < 13 && node.op_type() == "Squeeze") ||
+               (opset < 10 && node.op_type() == "Slice");
   size_t next = 0;
   for (const auto& node : g.node()) {
     if (node.op_type() == "Constant") continue;

@@ -11,6 +11,7 @@
 
 #include "onnx/import.h"
 #include "onnx/tensor_proto.h"
+#include "ops/schema_history.h"
 #include "oracle/policy.h"
 #include "store/onnx_snippet.h"
 #include "store/op_notes.h"
@@ -239,7 +240,8 @@ std::string specNotes(const BundleFacts& f) {
   for (const auto& op : ops) {
     const auto note = onnxOpNote(op);
     if (!note) continue;
-    const auto since = f.opset > 0 ? schemaSinceVersion(op, f.opset) : std::nullopt;
+    const SchemaVersion* version = f.opset > 0 ? schemaAt(op, f.opset) : nullptr;
+    const auto since = version ? std::optional<int>(version->since) : schemaSinceVersion(op, f.opset);
     t += "- **" + op + "**" + (since ? " (" + op + "-" + std::to_string(*since) + ", [spec](" + onnxOpDocUrl(op) + "))" : "") +
          ": " + *note + "\n";
   }

@@ -7,6 +7,7 @@
 #include "interp/interpreter.h"
 #include "ops/exactness.h"
 #include "ops/infer_node.h"
+#include "ops/opset_fit.h"
 #include "ops/registry.h"
 #include "support/error.h"
 
@@ -82,7 +83,7 @@ std::optional<SettledCase> settleVariant(SubCase sub) {
     if (!r.ok() || r.types.size() != g.node(id).outputs.size()) return std::nullopt;
     for (size_t k = 0; k < r.types.size(); ++k) g.value(g.node(id).outputs[k]).type = r.types[k];
   }
-  if (verifyGraph(g)) return std::nullopt;
+  if (verifyGraph(g) || opsetMisfit(g, g.opset())) return std::nullopt;
   std::optional<std::vector<Tensor>> values;
   try {
     values = runChecked(g, sub.inputs);

@@ -1,0 +1,62 @@
+// schema_history.cpp - the table of schema_history.inc and lookups over it.
+#include "ops/schema_history.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace nnfuzz {
+
+namespace {
+
+const std::vector<SchemaVersion>& history() {
+  static const std::vector<SchemaVersion> rows = {
+#include "ops/schema_history.inc"
+  };
+  return rows;
+}
+
+// Versions per operator, oldest first.
+const std::unordered_map<std::string_view, std::vector<const SchemaVersion*>>& byOp() {
+  static const auto index = [] {
+    std::unordered_map<std::string_view, std::vector<const SchemaVersion*>> m;
+    for (const SchemaVersion& v : history()) m[v.op].push_back(&v);
+    for (auto& [op, versions] : m)
+      std::sort(versions.begin(), versions.end(), [](auto* a, auto* b) { return a->since < b->since; });
+    return m;
+  }();
+  return index;
+}
+
+const SchemaFormal* formalAt(const std::vector<SchemaFormal>& formals, size_t index) {
+  if (formals.empty()) return nullptr;
+  if (index < formals.size()) return &formals[index];
+  return formals.back().variadic ? &formals.back() : nullptr;
+}
+
+}  // namespace
+
+const SchemaAttr* SchemaVersion::attr(std::string_view name) const {
+  for (const SchemaAttr& a : attrs)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+const SchemaFormal* SchemaVersion::input(size_t index) const { return formalAt(inputs, index); }
+const SchemaFormal* SchemaVersion::output(size_t index) const { return formalAt(outputs, index); }
+
+const SchemaVersion* schemaAt(std::string_view op, int opset) {
+  const SchemaVersion* best = nullptr;
+  for (const SchemaVersion* v : schemaVersions(op))
+    if (v->since <= opset) best = v;
+  return best && !best->deprecated ? best : nullptr;
+}
+
+bool hasSchemaHistory(std::string_view op) { return byOp().count(op) > 0; }
+
+std::span<const SchemaVersion* const> schemaVersions(std::string_view op) {
+  auto it = byOp().find(op);
+  if (it == byOp().end()) return {};
+  return it->second;
+}
+
+}  // namespace nnfuzz
