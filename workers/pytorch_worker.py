@@ -13,7 +13,8 @@ case's run does not run into its time limit.
 
 onnx2torch imports torchvision for its NMS and RoiAlign converters only. PyPI's torchvision
 is the CUDA build and cannot load next to the CPU torch, so the worker gives onnx2torch a
-stand-in module whose nms/roi_align raise NotImplementedError (nnfuzz generates neither).
+stand-in module whose nms/roi_align (and box_convert, which NMS with center_point_box=1 calls
+first) raise NotImplementedError: such models are unsupported here, not bugs.
 """
 
 import os
@@ -30,7 +31,7 @@ def _torchvision_stand_in():
         raise NotImplementedError("torchvision is not installed (NMS and RoiAlign are not supported here)")
     vision = types.ModuleType("torchvision")
     vision.ops = types.ModuleType("torchvision.ops")
-    vision.ops.nms = vision.ops.batched_nms = vision.ops.roi_align = unavailable
+    vision.ops.nms = vision.ops.batched_nms = vision.ops.roi_align = vision.ops.box_convert = unavailable
     return {"torchvision": vision, "torchvision.ops": vision.ops}
 
 

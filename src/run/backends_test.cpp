@@ -165,5 +165,16 @@ TEST_F(BackendsTest, BuiltinListNamesTheThreeSuts) {
   }
 }
 
+TEST_F(BackendsTest, BuiltinPytorchLeavesTimeToCompile) {
+  // torch.compile compiles at a model's first run (up to ~30 s under load in campaign c11b)
+  // and warms Inductor up before its hello: the campaign's 30 s run and 60 s start are too tight.
+  const auto backends = builtinBackends(defaultBackendPaths());
+  const BackendDef* b = findBackend(backends, "pytorch");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->runSeconds && b->startSeconds);
+  EXPECT_GE(*b->runSeconds, 120.0);
+  EXPECT_GE(*b->startSeconds, 180.0);
+}
+
 }  // namespace
 }  // namespace nnfuzz

@@ -137,6 +137,28 @@ def test_an_onnx2torch_conversion_failure_is_the_converters(driver, tmp_path):
     assert "operation_type='Det'" in prepare["message"]
 
 
+def test_pytorch_nms_with_center_boxes_is_unsupported_not_a_bug(driver, tmp_path):
+    # Without torchvision, NMS is unsupported whatever its box format; center_point_box=1 first
+    # calls box_convert, which the stand-in lacked (campaign c11b's false alarm, an AttributeError).
+    boxes = np.array([[[0.5, 0.5, 1, 1], [0.6, 0.5, 1, 1]]], np.float32)
+    scores = np.array([[[0.9, 0.8]]], np.float32)
+    init = [numpy_helper.from_array(np.array([1], np.int64), "keep"),
+            numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
+            numpy_helper.from_array(np.array([0.0], np.float32), "min_score")]
+    nms = helper.make_node("NonMaxSuppression", ["boxes", "scores", "keep", "iou", "min_score"], ["selected"],
+                           center_point_box=1)
+    model = model_of([nms], [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, 2, 4]),
+                             helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 1, 2])],
+                     [helper.make_tensor_value_info("selected", TensorProto.INT64, [None, 3])], init)
+    folder = tmp_path / "nms"
+    write_case(folder, model, [boxes, scores])
+    d = driver(worker_argv("pytorch", "noopt"))
+    prepare, run = d.request(folder, tmp_path / "out")
+    assert prepare["status"] == "ok", prepare
+    assert (run["status"], run["type"]) == ("error", "NotImplementedError"), run
+    assert "torchvision is not installed" in run["message"]
+
+
 def test_mnn_worker_never_loads_the_telemetry_logger(tmp_path):
     # MNN.tools' Python wrappers import a logger that pip-installs an SDK and phones home.
     probe = ("import sys, runpy\nsys.argv = [sys.argv[1], '--mode', 'noopt']\n"
