@@ -90,10 +90,11 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     const std::string nodeName = prefix + n.op + "_" + std::to_string(nodeIndex++);
     node.set_name(nodeName);
     node.set_op_type(n.op);
+    if (!n.domain.empty()) node.set_domain(n.domain);
     size_t used = n.inputs.size();
     while (used > 0 && n.inputs[used - 1] == kNoValue) --used;
     for (size_t k = 0; k < used; ++k) node.add_input(n.inputs[k] == kNoValue ? std::string() : names.at(n.inputs[k]));
-    const OpSpec* spec = findOp(n.op);
+    const OpSpec* spec = findOp(n);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
       // An optional result nobody reads is left absent (an empty name), as ONNX allows.
@@ -152,6 +153,11 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
   auto* imp = model.add_opset_import();
   imp->set_domain("");
   imp->set_version(opset);
+  for (const std::string& domain : domainsUsed(graph)) {
+    auto* other = model.add_opset_import();
+    other->set_domain(domain);
+    other->set_version(kOtherDomainOpset);
+  }
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name("nnfuzz");
   exportGraph(graph, g, "", nullptr);

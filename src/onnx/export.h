@@ -1,6 +1,7 @@
 // export.h - GraphIR to ONNX ModelProto, and deterministic model serialisation.
 //
-// exportModel writes ir_version 8, opset_import {"": opset}, producer "nnfuzz", and
+// exportModel writes ir_version 8, opset_import {"": opset} (plus {domain: 1} for every
+// other domain a node uses, e.g. com.microsoft, whose nodes carry it), producer "nnfuzz", and
 // canonical names that depend only on the graph's structure:
 //   runtime inputs  input_0, input_1, ...   (graph.inputs() order; typed graph inputs)
 //   weights         weight_0, weight_1, ... (graph.weights() order; initializers only)
@@ -27,6 +28,8 @@ namespace nnfuzz {
 
 inline constexpr int kDefaultOpset = 17;
 inline constexpr int kIrVersion = 8;
+/// The version imported for a non-default domain (com.microsoft has only version 1).
+inline constexpr int kOtherDomainOpset = 1;
 
 onnx::ModelProto exportModel(const Graph& graph, int opset = kDefaultOpset);
 

@@ -76,8 +76,8 @@ AttrValue attrValue(const onnx::AttributeProto& a, const std::string& where) {
   }
 }
 
-TensorType staticType(const onnx::ValueInfoProto& info) {
-  const std::string what = "graph input '" + info.name() + "'";
+TensorType staticType(const onnx::ValueInfoProto& info, const char* kind = "graph input") {
+  const std::string what = std::string(kind) + " '" + info.name() + "'";
   if (!info.has_type()) throw Error(what + " has no type");
   if (!info.type().has_tensor_type()) throw Error(what + " is not a tensor, which is not supported");
   const auto& tt = info.type().tensor_type();
@@ -221,8 +221,10 @@ class GraphImporter {
 
   void importNode(const onnx::NodeProto& node, int i) {
     const std::string where = nodeLabel(node, i);
-    if (!isDefaultDomain(node.domain()))
-      throw Error(where + " is in domain '" + node.domain() + "', which is not supported");
+    if (!isDefaultDomain(node.domain())) {
+      importOpaque(node, where);
+      return;
+    }
     if (node.op_type() == "Constant") {
       if (node.output_size() != 1) throw Error(where + " must have one output");
       define(node.output(0), graph_.addWeight(constantValue(node, where)), where);
@@ -284,6 +286,42 @@ class GraphImporter {
     nodeCaptures_.clear();
     for (int k = 0; k < node.output_size(); ++k)
       define(node.output(k), graph_.node(id).outputs[static_cast<size_t>(k)], where);
+  }
+
+  // A node of another domain (com.microsoft, ...): no spec, so its result types are the
+  // model's declarations (value_info or graph outputs), which every result must have.
+  void importOpaque(const onnx::NodeProto& node, const std::string& where) {
+    if (parent_) throw Error(where + " is in domain '" + node.domain() + "', which bodies may not use");
+    for (const auto& a : node.attribute())
+      if (a.type() == onnx::AttributeProto::GRAPH) throw Error(where + " is in domain '" + node.domain() + "' and has a body");
+    std::vector<ValueId> inputs;
+    for (const std::string& name : node.input()) {
+      const ValueId id = name.empty() ? kNoValue : lookup(name);
+      if (!name.empty() && id == kNoValue) throw Error(where + " reads undefined value '" + name + "'");
+      inputs.push_back(id);
+    }
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Attributes attrs;
+    for (const auto& a : node.attribute()) attrs.set(a.name(), attrValue(a, where));
+    std::vector<TensorType> types;
+    for (const std::string& name : node.output()) {
+      const onnx::ValueInfoProto* declared = name.empty() ? nullptr : declaration(name);
+      if (!declared || !declared->has_type())
+        throw Error(where + " is in domain '" + node.domain() + "': its result '" + name + "' needs a declared type");
+      types.push_back(staticType(*declared, "result"));
+    }
+    const NodeId id = graph_.addNode(node.op_type(), inputs, std::move(attrs), types);
+    graph_.node(id).domain = node.domain();
+    for (int k = 0; k < node.output_size(); ++k)
+      define(node.output(k), graph_.node(id).outputs[static_cast<size_t>(k)], where);
+  }
+
+  const onnx::ValueInfoProto* declaration(const std::string& name) const {
+    for (const auto& v : proto_.value_info())
+      if (v.name() == name) return &v;
+    for (const auto& v : proto_.output())
+      if (v.name() == name) return &v;
+    return nullptr;
   }
 
   int depth() const { return parent_ ? parent_->depth() + 1 : 0; }
