@@ -123,13 +123,17 @@ class OrtAcceptor : public infer::Acceptor {
       if (finished) break;
       std::ifstream errFile(dir / "stderr.txt");
       std::string err((std::istreambuf_iterator<char>(errFile)), std::istreambuf_iterator<char>());
-      if (err.find("Timeout (") == std::string::npos) {  // faulthandler's words: anything else is a real failure
+      const bool overBudget = err.find("Timeout (") != std::string::npos;  // faulthandler's words
+      // A Python traceback otherwise is a failure of the helper; no traceback, a crash of
+      // ONNX Runtime itself on the model it was on (kept, as any crash found is).
+      if (!overBudget && err.find("Traceback (most recent call last)") != std::string::npos) {
         fs::remove_all(dir);
         throw Error("tools/ort_label.py failed: " + err.substr(0, err.find('\n')));
       }
       if (labels.size() < calls.size()) {
-        labels.emplace_back();  // the model the helper was on when its budget ran out: dropped
-        ++overBudget_;
+        if (!overBudget) keepCrash(paths[labels.size()], calls[labels.size()], err);
+        labels.emplace_back();  // the model the helper was on: dropped
+        ++(overBudget ? overBudget_ : crashes_);
       }
     }
     fs::remove_all(dir);
@@ -140,11 +144,25 @@ class OrtAcceptor : public infer::Acceptor {
   }
   void setModelSeconds(double s) { modelSeconds_ = s; }
   int overBudget() const { return overBudget_; }
+  int crashes() const { return crashes_; }
+  static std::filesystem::path crashDir() { return std::filesystem::temp_directory_path() / "nnfuzz-infer-crashes"; }
 
  private:
+  // A model ONNX Runtime crashed on, with what the helper printed, for a bug report.
+  void keepCrash(const std::string& model, const infer::Record& call, const std::string& err) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(crashDir(), ec);
+    const std::string stem = (call.domain.empty() ? "" : call.domain + ".") + call.op + "-" + std::to_string(::getpid()) +
+                             "-" + std::to_string(crashes_);
+    fs::copy_file(model, crashDir() / (stem + ".onnx"), fs::copy_options::overwrite_existing, ec);
+    std::ofstream(crashDir() / (stem + ".txt")) << call.source << "\n" << err;
+  }
+
   std::string python_, script_, version_;
   double modelSeconds_ = 10;
   int overBudget_ = 0;
+  int crashes_ = 0;
 };
 
 // Schema probes for every default-domain operator (of `--ops`, if given) with fewer than
@@ -238,6 +256,8 @@ void runInfer(InferCliOptions o) {
       fmt::print("  schema probes: {} passing, {} counter-examples, {} dropped\n", stats.probesPassing, stats.probesRejected,
                  stats.probes - stats.probesPassing - stats.probesRejected);
     if (acceptor.overBudget()) fmt::print("  {} model(s) over the labelling budget ({} s each): dropped\n", acceptor.overBudget(), o.modelSeconds);
+    if (acceptor.crashes())
+      fmt::print("  {} model(s) crashed ONNX Runtime: dropped, kept in {}\n", acceptor.crashes(), OrtAcceptor::crashDir().string());
   }
 
   infer::InferOptions options = o.options;

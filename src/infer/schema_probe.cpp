@@ -163,20 +163,37 @@ Schema::FormalParameterOption optionNamed(const std::string& name) {
   return Schema::Single;
 }
 
+bool feedable(const std::string& type) {
+  return std::any_of(std::begin(kTensorTypes), std::end(kTensorTypes), [&](const auto& t) { return type == t.first; });
+}
+
 // An OpSchema holding what a probe reads (formal parameters, type constraints, attributes).
+// Types are kept to those a probe feeds (libonnx 1.12 cannot even parse newer ones such as
+// tensor(int4)); a formal parameter of another fixed type gets a constraint allowing none.
 Schema schemaFromJson(const nlohmann::json& j, const std::string& domain) {
   Schema s;
   s.SetName(j.at("name").get<std::string>()).SetDomain(domain).SinceVersion(j.at("since_version").get<int>());
+  std::set<std::string> constraints;
+  for (const auto& c : j.at("type_constraints")) {
+    std::vector<std::string> allowed;
+    for (const auto& t : c.at("allowed"))
+      if (feedable(t.get<std::string>())) allowed.push_back(t.get<std::string>());
+    constraints.insert(c.at("name").get<std::string>());
+    s.TypeConstraint(c.at("name").get<std::string>(), allowed, "");
+  }
+  auto typeOf = [&](const nlohmann::json& f) {
+    const std::string type = f.at("type").get<std::string>();
+    if (constraints.count(type) || feedable(type)) return type;
+    if (!constraints.count("Unfeedable")) s.TypeConstraint("Unfeedable", {}, "");
+    constraints.insert("Unfeedable");
+    return std::string("Unfeedable");
+  };
   int n = 0;
   for (const auto& f : j.at("inputs"))
-    s.Input(n++, f.at("name").get<std::string>(), "", f.at("type").get<std::string>(), optionNamed(f.at("option")), true,
-            f.value("min_arity", 1));
+    s.Input(n++, f.at("name").get<std::string>(), "", typeOf(f), optionNamed(f.at("option")), true, f.value("min_arity", 1));
   n = 0;
   for (const auto& f : j.at("outputs"))
-    s.Output(n++, f.at("name").get<std::string>(), "", f.at("type").get<std::string>(), optionNamed(f.at("option")), true,
-             f.value("min_arity", 1));
-  for (const auto& c : j.at("type_constraints"))
-    s.TypeConstraint(c.at("name").get<std::string>(), c.at("allowed").get<std::vector<std::string>>(), "");
+    s.Output(n++, f.at("name").get<std::string>(), "", typeOf(f), optionNamed(f.at("option")), true, f.value("min_arity", 1));
   for (const auto& a : j.at("attributes")) {
     onnx::AttributeProto::AttributeType type = onnx::AttributeProto::UNDEFINED;
     if (!onnx::AttributeProto::AttributeType_Parse(a.at("type").get<std::string>(), &type))
@@ -242,11 +259,16 @@ std::vector<Record> probeDumpRecords(const SchemaDump& dump, const std::string& 
     *why = "no schema for " + op + " in the " + dump.domain + " dump";
     return {};
   }
+  Schema schema;
   try {
-    return probeSchema(schemaFromJson(*found, dump.domain), count, seed, why);
+    schema = schemaFromJson(*found, dump.domain);
   } catch (const nlohmann::json::exception& e) {
     throw Error("schema of " + dump.domain + "." + op + " in the dump is malformed: " + e.what());
+  } catch (const std::exception& e) {  // libonnx refusing what it cannot represent
+    *why = "schema libonnx cannot hold: " + std::string(e.what()).substr(0, 120);
+    return {};
   }
+  return probeSchema(schema, count, seed, why);
 }
 
 namespace {
