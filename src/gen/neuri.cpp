@@ -109,12 +109,12 @@ class NeuriGen : public Generator {
   /// A value of exactly `type` the model holds, with the picking rate; kNoValue: make one.
   /// `opaque`: for an opaque node, which may take values without a reference too.
   ValueId pickOfType(Case& c, const TensorType& type, bool opaque = false) {
-    if (!c.rng.bernoulli(config_.pickingRate)) return kNoValue;
     std::vector<ValueId> fits;
     if (auto it = c.byType.find(toString(type)); it != c.byType.end()) fits = it->second;
     if (auto it = c.unknownByType.find(toString(type)); opaque && it != c.unknownByType.end())
       fits.insert(fits.end(), it->second.begin(), it->second.end());
-    return fits.empty() ? kNoValue : c.rng.pick(fits);
+    if (fits.empty() || !c.rng.bernoulli(config_.pickingRate)) return kNoValue;
+    return c.rng.pick(fits);
   }
 
   bool fitsLimits(const TensorType& t) const {

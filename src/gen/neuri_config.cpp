@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "gen/neuri.h"
+#include "ops/registry.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -73,7 +74,8 @@ std::shared_ptr<const infer::RuleBank> neuriRuleBank(const GenConfig& config) {
   auto& bank = loaded[key];
   if (!bank)
     bank = std::make_shared<const infer::RuleBank>(
-        infer::RuleBank::load(rulesDir(config.neuri), config.opset, config.limits.dtypes, config.neuri.domains));
+        infer::RuleBank::load(rulesDir(config.neuri), config.opset, config.limits.dtypes, config.neuri.domains,
+                              [](const std::string& op) { return findOp(op) != nullptr; }));
   return bank;
 }
 

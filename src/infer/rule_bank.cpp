@@ -18,13 +18,15 @@ const std::set<std::string> kRandomOps = {"Bernoulli",         "Multinomial",   
 std::string typeKey(const TensorType& t) { return toString(t); }
 
 /// Why a record cannot be inserted at `opset` with these dtypes, or empty.
-std::string unusable(const Record& r, int opset, std::span<const DType> dtypes, std::span<const std::string> domains) {
+std::string unusable(const Record& r, int opset, std::span<const DType> dtypes, std::span<const std::string> domains,
+                     const RuleBank::HasSpec& hasSpec) {
   if (!r.domain.empty()) {
     // Another domain's operators are versioned apart from the default opset (com.microsoft
     // has version 1 only); they are inserted when the config names their domain.
     if (std::find(domains.begin(), domains.end(), r.domain) == domains.end()) return "domain " + r.domain + " not enabled";
   } else {
     if (kRandomOps.count(r.op)) return "random outputs";
+    if (hasSpec && !hasSpec(r.op)) return "no spec (default domain)";
     const onnx::OpSchema* now = onnx::OpSchemaRegistry::Schema(r.op, opset, "");
     if (!now || now->Deprecated()) return "no schema at the opset";
     const onnx::OpSchema* then = onnx::OpSchemaRegistry::Schema(r.op, r.opset, "");
@@ -68,14 +70,14 @@ Attributes attributesOf(const Record& record) {
 }
 
 RuleBank::RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const DType> dtypes,
-                   std::span<const std::string> domains)
+                   std::span<const std::string> domains, const HasSpec& hasSpec)
     : rules_(std::move(rules)) {
   for (const OperatorRules& op : rules_)
     for (const PartialRule& p : op.partials) {
       BankPartial bp{&op, &p, {}, false};
       for (const Record& r : p.records) {
         if (!r.passing) continue;
-        if (std::string why = unusable(r, opset, dtypes, domains); !why.empty()) {
+        if (std::string why = unusable(r, opset, dtypes, domains, hasSpec); !why.empty()) {
           ++skipped_[why];
           continue;
         }
@@ -97,8 +99,8 @@ RuleBank::RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const 
 }
 
 RuleBank RuleBank::load(const std::filesystem::path& dir, int opset, std::span<const DType> dtypes,
-                        std::span<const std::string> domains) {
-  return RuleBank(readRuleFiles(dir), opset, dtypes, domains);
+                        std::span<const std::string> domains, const HasSpec& hasSpec) {
+  return RuleBank(readRuleFiles(dir), opset, dtypes, domains, hasSpec);
 }
 
 std::span<const size_t> RuleBank::partialsOf(const std::string& op) const {

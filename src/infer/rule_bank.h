@@ -13,6 +13,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -43,12 +44,15 @@ struct RecordOperand {
 
 class RuleBank {
  public:
-  /// `domains`: the other domains (e.g. "com.microsoft") whose operators to keep.
+  /// `domains`: the other domains (e.g. "com.microsoft") whose operators to keep;
+  /// `hasSpec` (when set): which default-domain operators the generator can evaluate (the
+  /// others, rule-only such as LpPool, are left out).
+  using HasSpec = std::function<bool(const std::string& op)>;
   RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const DType> dtypes,
-           std::span<const std::string> domains = {});
+           std::span<const std::string> domains = {}, const HasSpec& hasSpec = {});
   /// Reads every rule file in `dir` (one-line Error on a missing folder or a bad file).
   static RuleBank load(const std::filesystem::path& dir, int opset, std::span<const DType> dtypes,
-                       std::span<const std::string> domains = {});
+                       std::span<const std::string> domains = {}, const HasSpec& hasSpec = {});
 
   const std::vector<BankPartial>& partials() const { return partials_; }
   /// The kept partial operators of `op` ("com.microsoft.Gelu" for another domain's; indices
