@@ -25,6 +25,9 @@ namespace {
 constexpr int kTriesPerKind = 50;
 /// Elements an opaque node's result may have (a record's may be large; nothing checks it).
 constexpr int64_t kMaxOpaqueResult = 1 << 14;
+/// What an opaque operator's records weigh in concrete draws, in record operands (a spec'd
+/// operator of the node tests has a handful of records, a probed one hundreds).
+constexpr double kOpaqueRecordOperands = 8;
 
 /// How many insertions of each kind a case got, and where rules or records and our specs
 /// disagreed on result types (a rule or a spec is wrong there).
@@ -51,6 +54,8 @@ class NeuriGen : public Generator {
       if (!bp.op->domain.empty() && bp.symbolic) opaque[bp.op->domain + "." + bp.op->op].push_back(p);
     }
     for (auto& [name, partials] : opaque) opaquePartials_.push_back(std::move(partials));
+    for (const infer::RecordOperand& ro : bank_->allOperands())
+      if (!ro.record->domain.empty()) ++opaqueOperands_[qualified(*ro.record)];
   }
 
   GeneratedCase generate(Rng& rng) override {
@@ -173,9 +178,11 @@ class NeuriGen : public Generator {
         if (t.dtype == want.dtype && t.rank() == want.rank() && (k > 0 || !spec || c.pool.within(v, firstRangeOf(*spec, t.dtype))))
           fits.push_back(v);
       }
-      if (!spec)
+      if (!spec) {
         for (ValueId v : c.unknown)
           if (c.out.graph.value(v).type.dtype == want.dtype && c.out.graph.value(v).type.rank() == want.rank()) fits.push_back(v);
+        std::erase_if(fits, [&](ValueId v) { return !opaqueOperandFits(c, v); });
+      }
       if (fits.empty()) continue;
       chosen[k] = c.rng.pick(fits);
       fixed[k] = c.out.graph.value(chosen[k]).type.shape;
@@ -204,6 +211,10 @@ class NeuriGen : public Generator {
     if (candidates.empty()) return false;
     const infer::RecordOperand& ro = c.rng.pick(candidates);
     const bool opaque = !ro.record->domain.empty();
+    // An opaque operator's records weigh as kOpaqueRecordOperands operands in all: a probed
+    // operator has hundreds (QLinearSoftmax), which would crowd out every spec'd one.
+    if (opaque && !c.rng.bernoulli(std::min(1.0, kOpaqueRecordOperands / opaqueOperands_.at(qualified(*ro.record)))))
+      return false;
     const OpSpec* spec = opaque ? nullptr : findOp(ro.record->op);
     if (!opaque && (!spec || !allowed(spec))) return false;
     std::vector<ValueId> chosen(ro.record->inputs.size(), kNoValue);
@@ -289,19 +300,38 @@ class NeuriGen : public Generator {
       if (!r.inputs[k].present()) continue;
       const TensorType type = infer::tensorTypeOf(r.inputs[k]);
       if (chosen[k] != kNoValue) {
+        if (!opaqueOperandFits(c, chosen[k])) return false;
         operands[k] = chosen[k];
         continue;
       }
       if (!fitsLimits(type)) return false;
-      ValueRange range = defaultRange(type.dtype);
-      if (isInteger(type.dtype)) range.minMagnitude = 1;  // which operand divides, the call does not say
-      operands[k] = fresh(c, sampleTensor(type, range, c.rng), false);
+      // A runtime input, never a weight: ONNX Runtime checks some contrib operands further
+      // when they are initializers (QLinearSoftmax's scale a scalar), and labelled the
+      // records with every operand a graph input.
+      const ValueId v = c.builder.input(sampleTensor(type, opaqueRange(type.dtype), c.rng));
+      note(c, v);
+      operands[k] = v;
     }
     Graph& g = c.out.graph;
     const NodeId node = g.addNode(r.op, std::move(operands), infer::attributesOf(r), outputTypes);
     g.node(node).domain = r.domain;
     for (ValueId v : g.node(node).outputs) noteUnknown(c, v);
     return true;
+  }
+
+  /// The values an opaque node's operands hold: as tools/ort_label.py fed its records
+  /// (integers 0..2: token ids, indices and counts are often unsigned), floats as usual.
+  static ValueRange opaqueRange(DType dtype) {
+    if (isInteger(dtype)) return {0, 2, 0};
+    return defaultRange(dtype);
+  }
+  /// A value an opaque node may read: no weight (see insertOpaque), a known value within
+  /// opaqueRange, or an unknown one of a float type (an unknown integer may be anything).
+  bool opaqueOperandFits(const Case& c, ValueId v) const {
+    const Value& value = c.out.graph.value(v);
+    if (value.kind == ValueKind::Weight) return false;
+    if (std::find(c.unknown.begin(), c.unknown.end(), v) != c.unknown.end()) return isFloat(value.type.dtype);
+    return c.pool.within(v, opaqueRange(value.type.dtype));
   }
 
   ValueId fresh(Case& c, Tensor data, bool constant) {
@@ -357,6 +387,7 @@ class NeuriGen : public Generator {
   std::vector<const OpSpec*> ops_;
   std::vector<double> weights_;
   std::vector<std::vector<size_t>> opaquePartials_;  ///< per opaque operator, its solvable partial operators
+  std::map<std::string, double> opaqueOperands_;     ///< per opaque operator, its record operands in the bank
 };
 
 }  // namespace
