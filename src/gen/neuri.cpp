@@ -190,6 +190,7 @@ class NeuriGen : public Generator {
     const infer::SolveBounds bounds{config_.limits.minDim, config_.limits.maxDim, 4 * config_.limits.maxDim};
     const auto call = infer::solveRule(*bp.rule, pattern, fixed, bounds, c.rng);
     if (!call) return false;
+    if (!spec && !attributesSeen(*call, bp)) return false;
     if (!(spec ? insertCall(c, *spec, *call, chosen) : insertOpaque(c, *call, chosen))) return false;
     ++c.tally.rule;
     c.tally.nodes.push_back({{"node", c.out.graph.numNodes() - 1}, {"op", qualified(*call)}, {"from", "rule"},
@@ -316,6 +317,22 @@ class NeuriGen : public Generator {
     const NodeId node = g.addNode(r.op, std::move(operands), infer::attributesOf(r), outputTypes);
     g.node(node).domain = r.domain;
     for (ValueId v : g.node(node).outputs) noteUnknown(c, v);
+    return true;
+  }
+
+  /// True when each integer attribute of `call` has a value some passing record of the
+  /// partial operator has. For an opaque operator no spec checks a solved call, and a
+  /// probed rule captures shapes, not which attribute values are valid or what they do
+  /// to result dtypes (MurmurHash3's `positive`, BifurcationDetector's n-gram sizes).
+  static bool attributesSeen(const infer::Record& call, const infer::BankPartial& bp) {
+    for (const auto& [name, value] : call.attrs) {
+      if (value.kind != infer::AttrValue::Int && value.kind != infer::AttrValue::Ints) continue;
+      const bool seen = std::any_of(bp.records.begin(), bp.records.end(), [&](const infer::Record* r) {
+        auto it = r->attrs.find(name);
+        return it != r->attrs.end() && it->second.ints == value.ints;
+      });
+      if (!seen) return false;
+    }
     return true;
   }
 
