@@ -96,6 +96,7 @@ std::optional<json> duplicateNode(Graph& g, Rng& rng) {
     }
   const NodeId copy = firstUser == kNoNode ? g.addNode(g.node(id).op, inputs, g.node(id).attrs, types)
                                            : g.insertNode(firstUser, g.node(id).op, inputs, g.node(id).attrs, types);
+  g.node(copy).domain = g.node(id).domain;
   const ValueId copied = g.node(copy).outputs[0];
   for (const Use& u : uses) g.setOperand(u.node, u.operand, copied);
   std::vector<ValueId> outputs = g.outputs();
