@@ -85,6 +85,10 @@ BundleCase bundleCase(const Graph& graph, const std::vector<Tensor>& inputs, con
   for (int k = 0; k < g.input_size(); ++k) c.inputNames.push_back(g.input(k).name());
   for (int k = 0; k < g.output_size(); ++k) c.outputNames.push_back(g.output(k).name());
   c.meta = meta;
+  // The graph's own: a reduced sub-case's outputs are not its original's.
+  const std::vector<size_t> unreferenced = unreferencedOutputs(graph);
+  if (c.meta.is_object()) c.meta.erase("no_reference_outputs");
+  if (!unreferenced.empty()) c.meta["no_reference_outputs"] = unreferenced;
   return c;
 }
 
