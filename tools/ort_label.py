@@ -6,8 +6,9 @@ model to stdout:
   {"label": "pass", "outputs": [[elem_type, [dims...]], ...]}   ran; the output types
   {"label": "reject", "error": "..."}                            rejected at load or run
   {"label": "drop", "why": "..."}                                nondeterministic or value-dependent
-A model runs with two groups of random inputs (value independence: both must pass or both
-fail, with equal output types) and the first group twice (determinism: equal outputs).
+A model runs with four groups of random inputs (value independence: all must pass or all
+fail, with equal output types; two groups let value-dependent contrib operators such as
+BifurcationDetector through) and the first group twice (determinism: equal outputs).
 ONNX Runtime runs unoptimised on one thread, as the nnfuzz worker's "noopt" mode does.
 
 The labelling budget: `--model-seconds S` (default 10) bounds each model. A model still
@@ -56,7 +57,7 @@ def run(path, feeds):
 def label(path):
     model = onnx.load(path)
     results = []
-    for seed in (1, 2):
+    for seed in (1, 2, 3, 4):
         try:
             feeds = random_inputs(model, np.random.default_rng(seed))
         except ValueError as e:
@@ -65,12 +66,12 @@ def label(path):
             results.append(run(path, feeds))
         except Exception as e:  # noqa: BLE001 - any rejection is a counter-example
             results.append(str(e).splitlines()[0][:300] if str(e) else type(e).__name__)
-    if isinstance(results[0], str) and isinstance(results[1], str):
+    if all(isinstance(r, str) for r in results):
         return {"label": "reject", "error": results[0]}
-    if isinstance(results[0], str) or isinstance(results[1], str):
-        return {"label": "drop", "why": "value-dependent (one input group ran, the other failed)"}
+    if any(isinstance(r, str) for r in results):
+        return {"label": "drop", "why": "value-dependent (one input group ran, another failed)"}
     types = [[[str(o.dtype), list(o.shape)] for o in r] for r in results]
-    if types[0] != types[1]:
+    if any(t != types[0] for t in types):
         return {"label": "drop", "why": "value-dependent output types"}
     again = run(path, random_inputs(model, np.random.default_rng(1)))
     for a, b in zip(results[0], again):

@@ -151,9 +151,10 @@ void saveSearchState(Shared& s, bool force) {
 
 /// Where a test's expected outputs come from, for its meta.json and bundles.
 std::string expectedOutputs(const GeneratedCase& c, const Oracle& oracle) {
-  if (!c.nonFinite) return "nnfuzz reference";
-  if (oracle.fallbackReference().empty()) return "none trusted (non-finite reference): mode against mode only";
-  return "none trusted (non-finite reference): other SUTs against " + oracle.fallbackReference() + ", and mode against mode";
+  if (c.trusted()) return "nnfuzz reference";
+  const std::string why = c.nonFinite ? "non-finite reference" : "outputs of operators without an nnfuzz reference";
+  if (oracle.fallbackReference().empty()) return "none trusted (" + why + "): mode against mode only";
+  return "none trusted (" + why + "): other SUTs against " + oracle.fallbackReference() + ", and mode against mode";
 }
 
 void runTests(int id, Shared& s) {
@@ -177,6 +178,7 @@ void runTests(int id, Shared& s) {
     nlohmann::json meta = {{"generator", s.source.name()}, {"seed", s.gen.seed}, {"case_index", index},
                            {"case_seed", drawn.seed}, {"ops", c.opTypes()}, {"flags", {{"non_finite", c.nonFinite}}},
                            {"expected_outputs", expectedOutputs(c, s.oracle)}};
+    if (!c.unreferenced.empty()) meta["no_reference_outputs"] = c.unreferenced;
     if (!c.meta.is_null()) meta["graph"] = c.meta;  // the digraph, its blocks, helpers and mutations
     meta.update(drawn.meta);
     // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
@@ -196,7 +198,7 @@ void runTests(int id, Shared& s) {
     FindingReducer reducer;
     if (s.options.reduce) {
       FindingReducer shrink =
-          makeFindingReducer(workers, s.oracle, s.culprits, reducing, c.graph, c.inputs, !c.nonFinite, meta);
+          makeFindingReducer(workers, s.oracle, s.culprits, reducing, c.graph, c.inputs, c.trusted(), meta);
       reducer = [shrink, &times](const Judgement& j, const RunOutcome& o, const Signature& sig) {
         const auto t0 = Clock::now();
         auto reduced = shrink(j, o, sig);
@@ -209,7 +211,7 @@ void runTests(int id, Shared& s) {
     const CampaignCoverage::Gain gain = s.coverage.add(index, c.graph);
     feedback.coverageGrew = gain.grew;
     feedback.olcGain = gain.olc;
-    auto judged = recordFindings(s.store, s.oracle, s.context, test, outcomes, c.nonFinite ? nullptr : &c.outputs,
+    auto judged = recordFindings(s.store, s.oracle, s.context, test, outcomes, c.trusted() ? &c.outputs : nullptr,
                                  [&] {
                                    return bundleCase(c.graph, c.inputs, c.outputs, meta, c.graph.opset(),
                                                      s.gen.format != "onnx");

@@ -72,6 +72,11 @@ nlohmann::json caseMeta(const GenConfig& config, const std::string& hash, uint64
   meta["requested_ops"] = c.requestedOps;
   meta["attempts"] = c.attempts;
   meta["flags"] = {{"non_finite", c.nonFinite}};
+  if (!c.unreferenced.empty()) {
+    meta["no_reference_outputs"] = c.unreferenced;
+    meta["expected_outputs"] = "zeros for the outputs in no_reference_outputs (they depend on an operator without an "
+                               "nnfuzz reference): judge them SUT against SUT and mode against mode";
+  }
   if (!c.meta.is_null()) meta["graph"] = c.meta;
   meta["replay"] = fmt::format("nnfuzz gen --config config.json --seed {} --first {} -n 1 -o DIR", config.seed, index);
   return meta;
@@ -142,7 +147,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   std::atomic<bool> newerOpsetNoted{false};
   std::mutex mu;
   std::set<std::string> opTypes;
-  int64_t nodes = 0, nonFinite = 0, invalid = 0, onnxRejected = 0;
+  int64_t nodes = 0, nonFinite = 0, unreferenced = 0, invalid = 0, onnxRejected = 0;
   std::string firstProblem;
   std::map<std::string, int64_t> inserted;  // neuri: nodes per kind of insertion
   const auto start = std::chrono::steady_clock::now();
@@ -174,6 +179,7 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
         for (const auto& [kind, n] : c.meta["inserted"].items()) inserted[kind] += n.get<int64_t>();
       if (c.meta.is_object() && c.meta.contains("disagreements")) inserted["calls our specs refused"] += c.meta["disagreements"]["count"].get<int64_t>();
       nonFinite += c.nonFinite;
+      unreferenced += !c.unreferenced.empty();
       invalid += !problem.empty() && !rejected;
       onnxRejected += rejected;
       if (!problem.empty() && firstProblem.empty()) firstProblem = problem;
@@ -194,6 +200,9 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   fmt::print("  operators: {} distinct, {:.1f} per model\n", opTypes.size(),
              written ? static_cast<double>(nodes) / static_cast<double>(written) : 0.0);
   fmt::print("  non-finite reference outputs (flagged in meta.json): {}\n", nonFinite);
+  if (unreferenced > 0)
+    fmt::print("  cases with outputs no nnfuzz reference covers (opaque operators; meta.json no_reference_outputs): {}\n",
+               unreferenced);
   if (config.generator == "neuri") {
     const auto bank = neuriRuleBank(config)->summary();
     fmt::print("  rules: {} operators, {} partial operators ({} solvable), {} records usable at opset {}\n",

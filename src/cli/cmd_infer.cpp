@@ -44,6 +44,7 @@ struct InferCliOptions {
   int probes = 0;            // schema probes per default-domain operator with few node tests
   int probeBelow = 3;        // ... fewer node-test records than this
   int probeOpset = 17;       // the newest opset libonnx 1.12's registry knows
+  std::string probeSchemas;  // a dump of another domain's schemas (tools/ort_contrib_schemas.py)
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -122,13 +123,17 @@ class OrtAcceptor : public infer::Acceptor {
       if (finished) break;
       std::ifstream errFile(dir / "stderr.txt");
       std::string err((std::istreambuf_iterator<char>(errFile)), std::istreambuf_iterator<char>());
-      if (err.find("Timeout (") == std::string::npos) {  // faulthandler's words: anything else is a real failure
+      const bool overBudget = err.find("Timeout (") != std::string::npos;  // faulthandler's words
+      // A Python traceback otherwise is a failure of the helper; no traceback, a crash of
+      // ONNX Runtime itself on the model it was on (kept, as any crash found is).
+      if (!overBudget && err.find("Traceback (most recent call last)") != std::string::npos) {
         fs::remove_all(dir);
         throw Error("tools/ort_label.py failed: " + err.substr(0, err.find('\n')));
       }
       if (labels.size() < calls.size()) {
-        labels.emplace_back();  // the model the helper was on when its budget ran out: dropped
-        ++overBudget_;
+        if (!overBudget) keepCrash(paths[labels.size()], calls[labels.size()], err);
+        labels.emplace_back();  // the model the helper was on: dropped
+        ++(overBudget ? overBudget_ : crashes_);
       }
     }
     fs::remove_all(dir);
@@ -139,11 +144,25 @@ class OrtAcceptor : public infer::Acceptor {
   }
   void setModelSeconds(double s) { modelSeconds_ = s; }
   int overBudget() const { return overBudget_; }
+  int crashes() const { return crashes_; }
+  static std::filesystem::path crashDir() { return std::filesystem::temp_directory_path() / "nnfuzz-infer-crashes"; }
 
  private:
+  // A model ONNX Runtime crashed on, with what the helper printed, for a bug report.
+  void keepCrash(const std::string& model, const infer::Record& call, const std::string& err) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(crashDir(), ec);
+    const std::string stem = (call.domain.empty() ? "" : call.domain + ".") + call.op + "-" + std::to_string(::getpid()) +
+                             "-" + std::to_string(crashes_);
+    fs::copy_file(model, crashDir() / (stem + ".onnx"), fs::copy_options::overwrite_existing, ec);
+    std::ofstream(crashDir() / (stem + ".txt")) << call.source << "\n" << err;
+  }
+
   std::string python_, script_, version_;
   double modelSeconds_ = 10;
   int overBudget_ = 0;
+  int crashes_ = 0;
 };
 
 // Schema probes for every default-domain operator (of `--ops`, if given) with fewer than
@@ -171,6 +190,26 @@ std::vector<infer::Record> schemaProbes(const InferCliOptions& o, const std::vec
              o.probeBelow);
   for (const auto& [why, n] : obstacles) fmt::print("; {} without probes ({})", n, why);
   fmt::print("\n");
+  if (!o.probeSchemas.empty()) {
+    const infer::SchemaDump dump = infer::loadSchemaDump(o.probeSchemas);
+    size_t calls = 0;
+    int probed = 0, without = 0;
+    for (const std::string& op : dump.cpuOperators()) {
+      const std::string full = dump.domain + "." + op;
+      if (!only.empty() && std::find(only.begin(), only.end(), full) == only.end()) continue;
+      std::string why;
+      uint64_t seed = 1469598103934665603ull;  // FNV-1a of the qualified name
+      for (unsigned char c : full) seed = (seed ^ c) * 1099511628211ull;
+      auto made = infer::probeDumpRecords(dump, op, o.probes, seed, &why);
+      if (made.empty()) ++without;
+      else ++probed;
+      calls += made.size();
+      probes.insert(probes.end(), made.begin(), made.end());
+    }
+    fmt::print("{} schema probes (onnxruntime {}'s, {} with a CPU kernel): {} call(s) of {} operator(s), {} without "
+               "probes\n",
+               dump.domain, dump.onnxruntime, dump.cpuOperators().size(), calls, probed, without);
+  }
   return probes;
 }
 
@@ -196,6 +235,7 @@ void runInfer(InferCliOptions o) {
   infer::RecordSet set = infer::collectNodeTests(dirs, splitList(o.ops), &labelledBy);
   if (set.records.empty() && o.probes == 0) throw Error("no usable records (check --node-tests and --ops)");
   if (o.probes > 0 && o.backend.empty()) throw Error("--probe needs an acceptor: --backend onnxruntime");
+  if (!o.probeSchemas.empty() && o.probes == 0) throw Error("--probe-schemas needs --probe N (calls per operator)");
   if (!o.backend.empty()) {
     if (o.backend != "onnxruntime") throw Error("--backend supports onnxruntime only, got " + o.backend);
     OrtAcceptor acceptor;
@@ -206,6 +246,7 @@ void runInfer(InferCliOptions o) {
     set.records = infer::augment(set.records, acceptor, o.perPartial, &stats, probes);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     labelledBy += "; relabelled and augmented by " + acceptor.name();
+    if (!o.probeSchemas.empty()) labelledBy += "; " + infer::loadSchemaDump(o.probeSchemas).domain + " schemas probed";
     o.options.synth.augmented = true;
     fmt::print("augmentation ({}): {} seeds, {} kept (deterministic, value-independent, accepted); {} mutants: {} "
                "passing, {} counter-examples, {} dropped; {:.1f} s\n",
@@ -215,6 +256,8 @@ void runInfer(InferCliOptions o) {
       fmt::print("  schema probes: {} passing, {} counter-examples, {} dropped\n", stats.probesPassing, stats.probesRejected,
                  stats.probes - stats.probesPassing - stats.probesRejected);
     if (acceptor.overBudget()) fmt::print("  {} model(s) over the labelling budget ({} s each): dropped\n", acceptor.overBudget(), o.modelSeconds);
+    if (acceptor.crashes())
+      fmt::print("  {} model(s) crashed ONNX Runtime: dropped, kept in {}\n", acceptor.crashes(), OrtAcceptor::crashDir().string());
   }
 
   infer::InferOptions options = o.options;
@@ -226,7 +269,8 @@ void runInfer(InferCliOptions o) {
   size_t written = 0;
   auto rules = infer::inferRules(set.records, options, &timings, [&](const infer::OperatorRules& r) {
     infer::writeRuleFile(o.out, r);
-    fmt::print("[{}] {}: {} partial operator(s), {:.1f} s so far\n", ++written, r.op, r.partials.size(),
+    fmt::print("[{}] {}: {} partial operator(s), {:.1f} s so far\n", ++written,
+               r.domain.empty() ? r.op : r.domain + "." + r.op, r.partials.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     std::fflush(stdout);
   });
@@ -279,6 +323,9 @@ void addInferCommand(CLI::App& app) {
   cmd->add_option("--probe-below", o->probeBelow, "Probe operators with fewer node-test records than this")
       ->capture_default_str();
   cmd->add_option("--probe-opset", o->probeOpset, "Opset whose schemas are probed")->capture_default_str();
+  cmd->add_option("--probe-schemas", o->probeSchemas,
+                  "Also probe another domain's operators from this schema dump (tools/ort_contrib_schemas.py; "
+                  "--ops names them qualified, e.g. com.microsoft.Gelu)");
   cmd->add_option("--max-ops", o->options.bank.maxOps, "Operators per expression (the paper uses 5)")->capture_default_str();
   cmd->add_option("--predicate-ops", o->options.synth.predicateOps, "Operators per constraint expression")->capture_default_str();
   cmd->add_option("--budget", o->options.synth.maxCandidates, "Candidate evaluations per partial operator (deterministic budget)")

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "campaign/finding_reducer.h"
 #include "campaign/sut_set.h"
+#include "interp/interpreter.h"
 #include "onnx/case_folder.h"
 #include "support/error.h"
 
@@ -66,7 +67,9 @@ void reduceOne(const ReduceCommandOptions& o) {
   std::vector<RunOutcome> outcomes;
   for (auto& w : workers) outcomes.push_back(w->runCase(caseDir));
   std::vector<std::pair<Judgement, const RunOutcome*>> bugs;
-  for (auto& judged : judgeRuns(oracle, outcomes, data.expected))
+  // As `nnfuzz run`: outputs without a reference (opaque operators) leave mode against mode.
+  const bool referenced = unreferencedOutputs(*data.graph).empty();
+  for (auto& judged : judgeRuns(oracle, outcomes, referenced ? data.expected : std::vector<Tensor>{}))
     if (judged.first.bug()) bugs.push_back(std::move(judged));
   if (bugs.empty()) {
     fmt::print("no bug: every backend/mode passes on {}\n", o.caseDir);
@@ -83,7 +86,7 @@ void reduceOne(const ReduceCommandOptions& o) {
   settings.budget = std::chrono::seconds(static_cast<int64_t>(o.budgetSeconds));
   const nlohmann::json meta = data.meta.value_or(nlohmann::json{{"source", o.caseDir}});
   const FindingReducer reducer =
-      makeFindingReducer(workers, oracle, culprits, settings, *data.graph, data.inputs, !data.expected.empty(), meta);
+      makeFindingReducer(workers, oracle, culprits, settings, *data.graph, data.inputs, referenced && !data.expected.empty(), meta);
   for (const auto& [j, run] : bugs) {
     const std::string who = j.backend + "/" + j.mode + (j.against == "reference" ? "" : " vs " + j.against);
     fmt::print("{} {}: {}\n", who, verdictName(j.verdict), j.reason);

@@ -72,7 +72,7 @@ void dropOptionalOutputs(const Graph& graph, std::vector<ValueId>& outputs) {
   std::erase_if(outputs, [&](ValueId v) {
     const Value& value = graph.value(v);
     if (value.kind != ValueKind::Result) return false;
-    const OpSpec* spec = findOp(graph.node(value.producer).op);
+    const OpSpec* spec = findOp(graph.node(value.producer));
     return spec && spec->isOptionalOutput(value.resultIndex);
   });
 }

@@ -66,7 +66,7 @@ struct GraphSettings {
 };
 
 /// The neuri generator's settings (NeuRI, seed 002 §3.3; gen/neuri.h), JSON object "neuri":
-///   {"rules": "rules", "symbolic": 1, "concrete": 1, "rule_rate": 0.5}
+///   {"rules": "rules", "symbolic": 1, "concrete": 1, "rule_rate": 0.5, "domains": ["com.microsoft"]}
 struct NeuriSettings {
   /// The rule folder (`nnfuzz infer -o`); empty: rules/ of nnfuzz's tree ($NNFUZZ_ROOT/rules).
   std::string rules;
@@ -74,6 +74,9 @@ struct NeuriSettings {
   double concrete = 1.0;  ///< share of insertions drawn as concrete operators (records)
   /// Odds that a symbolic operator with a solvable rule is made from the rule, not its spec.
   double ruleRate = 0.5;
+  /// Operator domains besides the default one whose rules and records may be inserted
+  /// (opt-in: such operators are ONNX Runtime's own, and nnfuzz has no reference for them).
+  std::vector<std::string> domains;
 };
 
 /// Graph outputs beyond the unread results (isra; JSON "outputs"), for frontends that assume

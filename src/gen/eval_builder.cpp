@@ -10,7 +10,7 @@ namespace nnfuzz {
 
 void appendGraphOutputs(const Graph& graph, NodeId node, Rng& rng, std::vector<ValueId>& outputs) {
   const Node& n = graph.node(node);
-  const OpSpec* spec = findOp(n.op);
+  const OpSpec* spec = findOp(n);
   size_t kept = 0;  // results read by a later node or made outputs
   std::vector<bool> drop(n.outputs.size(), false);
   for (size_t k = 0; k < n.outputs.size(); ++k) {

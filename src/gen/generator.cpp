@@ -12,7 +12,7 @@ namespace nnfuzz {
 
 std::vector<std::string> GeneratedCase::opTypes() const {
   std::vector<std::string> ops;
-  for (NodeId id : graph.nodes()) ops.push_back(graph.node(id).op);
+  for (NodeId id : graph.nodes()) ops.push_back(qualifiedOp(graph.node(id)));
   return ops;
 }
 

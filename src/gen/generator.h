@@ -21,6 +21,11 @@ struct GeneratedCase {
   std::vector<Tensor> inputs;   ///< one per runtime input, graph.inputs() order
   std::vector<Tensor> outputs;  ///< reference outputs, graph.outputs() order
   bool nonFinite = false;       ///< some reference output is NaN/Inf: not a normal test
+  /// Graph outputs (indices) with no reference value: they depend on an opaque node (an
+  /// operator without a spec, ops/registry.h); their `outputs` entries are zeros.
+  std::vector<size_t> unreferenced;
+  /// True when every output has a finite reference value: the test is judged against it.
+  bool trusted() const { return !nonFinite && unreferenced.empty(); }
   int requestedOps = 0;         ///< the op count drawn for this case
   int attempts = 0;             ///< operator (isra/randoop) or graph (declgen) attempts made
   int unsoundOps = 0;           ///< instantiations a sampler got wrong (skipped); tests want 0

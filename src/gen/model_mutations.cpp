@@ -36,12 +36,12 @@ std::optional<json> mutateInputShape(Graph& g, const Limits& limits, Rng& rng) {
 std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) {  // the seed's PM
   std::vector<NodeId> candidates;
   for (NodeId id : g.nodes()) {
-    const OpSpec* spec = findOp(g.node(id).op);
+    const OpSpec* spec = findOp(g.node(id));
     if (spec && spec->sampleAttrs && g.node(id).inputs[0] != kNoValue) candidates.push_back(id);
   }
   if (candidates.empty()) return std::nullopt;
   Node& node = g.node(pickFrom(candidates, rng));
-  const OpSpec& spec = *findOp(node.op);
+  const OpSpec& spec = *findOp(node);
   OpDraft draft;
   draft.arity = static_cast<int>(node.inputs.size());
   draft.inputTypes = {g.value(node.inputs[0]).type};
@@ -58,7 +58,7 @@ std::optional<json> mutateParameter(Graph& g, const Limits& limits, Rng& rng) { 
 /// True when every result of `n` but the first is optional, unread and no graph output
 /// (absent in the model): the node is a one-result node as far as the graph goes.
 bool onlyFirstResultUsed(const Graph& g, const Node& n) {
-  const OpSpec* spec = findOp(n.op);
+  const OpSpec* spec = findOp(n);
   const auto& outputs = g.outputs();
   for (size_t k = 1; k < n.outputs.size(); ++k)
     if (!spec || !spec->isOptionalOutput(k) || !g.value(n.outputs[k]).uses.empty() ||
@@ -96,6 +96,7 @@ std::optional<json> duplicateNode(Graph& g, Rng& rng) {
     }
   const NodeId copy = firstUser == kNoNode ? g.addNode(g.node(id).op, inputs, g.node(id).attrs, types)
                                            : g.insertNode(firstUser, g.node(id).op, inputs, g.node(id).attrs, types);
+  g.node(copy).domain = g.node(id).domain;
   const ValueId copied = g.node(copy).outputs[0];
   for (const Use& u : uses) g.setOperand(u.node, u.operand, copied);
   std::vector<ValueId> outputs = g.outputs();
@@ -149,6 +150,7 @@ json redrawOneAttribute(std::string_view op, Attributes& attrs, const Attributes
 
 std::optional<std::string> reinferTypes(Graph& g) {
   for (NodeId id : g.nodes()) {
+    if (isOpaque(g.node(id))) return qualifiedOp(g.node(id)) + " has no spec: its result types cannot follow a mutation";
     if (g.node(id).attrs.hasGraphs())
       if (auto problem = retypeBodies(g, id)) return g.node(id).op + ": " + *problem;
     InferResult inferred = inferNode(g, id);
@@ -184,7 +186,7 @@ std::optional<std::vector<Tensor>> referenceOutputs(const Graph& g, const std::v
   }
   for (NodeId id : g.nodes()) {
     const Node& n = g.node(id);
-    const OpSpec* spec = findOp(n.op);
+    const OpSpec* spec = findOp(n);
     if (!spec) return std::nullopt;
     std::vector<const Tensor*> operands;
     for (ValueId v : n.inputs) operands.push_back(v == kNoValue ? nullptr : &all[v]);

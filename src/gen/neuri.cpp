@@ -2,6 +2,7 @@
 #include "gen/neuri.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "gen/eval_builder.h"
@@ -11,6 +12,7 @@
 #include "interp/interpreter.h"
 #include "interp/values.h"
 #include "ops/infer_node.h"
+#include "ops/instantiate.h"
 #include "ops/registry.h"
 #include "support/error.h"
 
@@ -21,6 +23,11 @@ using nlohmann::json;
 namespace {
 
 constexpr int kTriesPerKind = 50;
+/// Elements an opaque node's result may have (a record's may be large; nothing checks it).
+constexpr int64_t kMaxOpaqueResult = 1 << 14;
+/// What an opaque operator's records weigh in concrete draws, in record operands (a spec'd
+/// operator of the node tests has a handful of records, a probed one hundreds).
+constexpr double kOpaqueRecordOperands = 8;
 
 /// How many insertions of each kind a case got, and where rules or records and our specs
 /// disagreed on result types (a rule or a spec is wrong there).
@@ -39,6 +46,16 @@ class NeuriGen : public Generator {
         ops_.push_back(config.ops[i]);
         weights_.push_back(config.opWeights[i]);
       }
+    // Operators of other domains (rule-only): drawn as symbolic operators by their rules,
+    // each operator as likely as one spec'd operator of weight 1.
+    std::map<std::string, std::vector<size_t>> opaque;
+    for (size_t p = 0; p < bank_->partials().size(); ++p) {
+      const infer::BankPartial& bp = bank_->partials()[p];
+      if (!bp.op->domain.empty() && bp.symbolic) opaque[bp.op->domain + "." + bp.op->op].push_back(p);
+    }
+    for (auto& [name, partials] : opaque) opaquePartials_.push_back(std::move(partials));
+    for (const infer::RecordOperand& ro : bank_->allOperands())
+      if (!ro.record->domain.empty()) ++opaqueOperands_[qualified(*ro.record)];
   }
 
   GeneratedCase generate(Rng& rng) override {
@@ -46,7 +63,7 @@ class NeuriGen : public Generator {
     Graph& g = out.graph;
     ValuePool pool(g, rng);
     EvalBuilder builder(g, pool);
-    Case c{out, pool, builder, rng, {}, {}, {}};
+    Case c{out, pool, builder, rng, {}, {}, {}, {}, {}};
     const int target = static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps));
     out.requestedOps = target;
     const int maxAttempts = 100 * target + 200;
@@ -77,20 +94,32 @@ class NeuriGen : public Generator {
     Tally tally;
     std::unordered_map<std::string, std::vector<ValueId>> byType;  ///< values by type text
     std::vector<ValueId> values;
+    /// Values without a reference value (results of opaque nodes and what they feed):
+    /// only opaque nodes take them, so every spec'd node is evaluated on real data.
+    std::unordered_map<std::string, std::vector<ValueId>> unknownByType;
+    std::vector<ValueId> unknown;
   };
 
   void note(Case& c, ValueId v) {
     c.byType[toString(c.out.graph.value(v).type)].push_back(v);
     c.values.push_back(v);
   }
+  void noteUnknown(Case& c, ValueId v) {
+    c.unknownByType[toString(c.out.graph.value(v).type)].push_back(v);
+    c.unknown.push_back(v);
+  }
 
   bool allowed(const OpSpec* spec) const { return std::find(ops_.begin(), ops_.end(), spec) != ops_.end(); }
 
   /// A value of exactly `type` the model holds, with the picking rate; kNoValue: make one.
-  ValueId pickOfType(Case& c, const TensorType& type) {
-    auto it = c.byType.find(toString(type));
-    if (it == c.byType.end() || !c.rng.bernoulli(config_.pickingRate)) return kNoValue;
-    return c.rng.pick(it->second);
+  /// `opaque`: for an opaque node, which may take values without a reference too.
+  ValueId pickOfType(Case& c, const TensorType& type, bool opaque = false) {
+    std::vector<ValueId> fits;
+    if (auto it = c.byType.find(toString(type)); it != c.byType.end()) fits = it->second;
+    if (auto it = c.unknownByType.find(toString(type)); opaque && it != c.unknownByType.end())
+      fits.insert(fits.end(), it->second.begin(), it->second.end());
+    if (fits.empty() || !c.rng.bernoulli(config_.pickingRate)) return kNoValue;
+    return c.rng.pick(fits);
   }
 
   bool fitsLimits(const TensorType& t) const {
@@ -102,12 +131,15 @@ class NeuriGen : public Generator {
   // --- symbolic: a spec'd operator, by its spec or its rule -------------------------------
 
   bool insertSymbolic(Case& c) {
+    const size_t opaqueOps = opaquePartials_.size();
+    if (opaqueOps > 0 && c.rng.bernoulli(static_cast<double>(opaqueOps) / static_cast<double>(opaqueOps + ops_.size())))
+      return insertFromRule(c, nullptr, c.rng.pick(c.rng.pick(opaquePartials_)));
     if (ops_.empty()) return false;
     const OpSpec& spec = *ops_[c.rng.weighted(weights_)];
     std::vector<size_t> solvable;
     for (size_t p : bank_->partialsOf(std::string(spec.name)))
       if (bank_->partials()[p].symbolic) solvable.push_back(p);
-    if (!solvable.empty() && c.rng.bernoulli(config_.neuri.ruleRate)) return insertFromRule(c, spec, c.rng.pick(solvable));
+    if (!solvable.empty() && c.rng.bernoulli(config_.neuri.ruleRate)) return insertFromRule(c, &spec, c.rng.pick(solvable));
     return insertFromSpec(c, spec);
   }
 
@@ -130,7 +162,8 @@ class NeuriGen : public Generator {
     return true;
   }
 
-  bool insertFromRule(Case& c, const OpSpec& spec, size_t partial) {
+  /// `spec` nullptr: an opaque operator (another domain), inserted by its rule alone.
+  bool insertFromRule(Case& c, const OpSpec* spec, size_t partial) {
     const infer::BankPartial& bp = bank_->partials()[partial];
     const infer::Record& pattern = *c.rng.pick(bp.records);
     // Operands first (existing values of the record's dtype and rank), then the solver.
@@ -142,8 +175,13 @@ class NeuriGen : public Generator {
       std::vector<ValueId> fits;
       for (ValueId v : c.values) {
         const TensorType& t = c.out.graph.value(v).type;
-        if (t.dtype == want.dtype && t.rank() == want.rank() && (k > 0 || c.pool.within(v, firstRangeOf(spec, t.dtype))))
+        if (t.dtype == want.dtype && t.rank() == want.rank() && (k > 0 || !spec || c.pool.within(v, firstRangeOf(*spec, t.dtype))))
           fits.push_back(v);
+      }
+      if (!spec) {
+        for (ValueId v : c.unknown)
+          if (c.out.graph.value(v).type.dtype == want.dtype && c.out.graph.value(v).type.rank() == want.rank()) fits.push_back(v);
+        std::erase_if(fits, [&](ValueId v) { return !opaqueOperandFits(c, v); });
       }
       if (fits.empty()) continue;
       chosen[k] = c.rng.pick(fits);
@@ -152,9 +190,10 @@ class NeuriGen : public Generator {
     const infer::SolveBounds bounds{config_.limits.minDim, config_.limits.maxDim, 4 * config_.limits.maxDim};
     const auto call = infer::solveRule(*bp.rule, pattern, fixed, bounds, c.rng);
     if (!call) return false;
-    if (!insertCall(c, spec, *call, chosen)) return false;
+    if (!spec && !attributesSeen(*call, bp)) return false;
+    if (!(spec ? insertCall(c, *spec, *call, chosen) : insertOpaque(c, *call, chosen))) return false;
     ++c.tally.rule;
-    c.tally.nodes.push_back({{"node", c.out.graph.numNodes() - 1}, {"op", std::string(spec.name)}, {"from", "rule"},
+    c.tally.nodes.push_back({{"node", c.out.graph.numNodes() - 1}, {"op", qualified(*call)}, {"from", "rule"},
                              {"partial_operator", bp.rule->signature}});
     return true;
   }
@@ -172,18 +211,24 @@ class NeuriGen : public Generator {
     }
     if (candidates.empty()) return false;
     const infer::RecordOperand& ro = c.rng.pick(candidates);
-    const OpSpec* spec = findOp(ro.record->op);
-    if (!spec || !allowed(spec)) return false;
+    const bool opaque = !ro.record->domain.empty();
+    // An opaque operator's records weigh as kOpaqueRecordOperands operands in all: a probed
+    // operator has hundreds (QLinearSoftmax), which would crowd out every spec'd one.
+    if (opaque && !c.rng.bernoulli(std::min(1.0, kOpaqueRecordOperands / opaqueOperands_.at(qualified(*ro.record)))))
+      return false;
+    const OpSpec* spec = opaque ? nullptr : findOp(ro.record->op);
+    if (!opaque && (!spec || !allowed(spec))) return false;
     std::vector<ValueId> chosen(ro.record->inputs.size(), kNoValue);
     if (anchor != kNoValue) chosen[static_cast<size_t>(ro.input)] = anchor;
     for (size_t k = 0; k < chosen.size(); ++k)
       if (chosen[k] == kNoValue && ro.record->inputs[k].present())
-        chosen[k] = pickOfType(c, infer::tensorTypeOf(ro.record->inputs[k]));
-    if (anchor != kNoValue && ro.input == 0 && !c.pool.within(anchor, firstRangeOf(*spec, c.out.graph.value(anchor).type.dtype)))
+        chosen[k] = pickOfType(c, infer::tensorTypeOf(ro.record->inputs[k]), opaque);
+    if (spec && anchor != kNoValue && ro.input == 0 &&
+        !c.pool.within(anchor, firstRangeOf(*spec, c.out.graph.value(anchor).type.dtype)))
       return false;
-    if (!insertCall(c, *spec, *ro.record, chosen)) return false;
+    if (!(spec ? insertCall(c, *spec, *ro.record, chosen) : insertOpaque(c, *ro.record, chosen))) return false;
     ++c.tally.record;
-    c.tally.nodes.push_back({{"node", c.out.graph.numNodes() - 1}, {"op", std::string(spec->name)}, {"from", "record"},
+    c.tally.nodes.push_back({{"node", c.out.graph.numNodes() - 1}, {"op", qualified(*ro.record)}, {"from", "record"},
                              {"source", ro.record->source}});
     return true;
   }
@@ -221,7 +266,8 @@ class NeuriGen : public Generator {
     std::vector<ValueId> operands(r.inputs.size(), kNoValue);
     for (size_t k = 0; k < r.inputs.size(); ++k) {
       if (!r.inputs[k].present()) continue;
-      const ValueRange range = operandRange(spec, k, types[k].dtype);
+      // The spec's range for operand k given the ones before (BitShift's amounts, divisors).
+      const ValueRange range = operandRangeOf(spec, k, typePtrs, attrs, config_.limits);
       if (chosen[k] != kNoValue) {
         if (!c.pool.within(chosen[k], range)) return false;
         operands[k] = chosen[k];
@@ -238,13 +284,71 @@ class NeuriGen : public Generator {
     return text;
   }
 
-  /// Operand 0's range is the spec's; records and rules do not say which further operand
-  /// divides (Div, Mod), and engines fail on an integer division by zero: no integer zeros.
-  static ValueRange operandRange(const OpSpec& spec, size_t k, DType dtype) {
-    if (k == 0) return firstRangeOf(spec, dtype);
-    ValueRange range = defaultRange(dtype);
-    if (isInteger(dtype)) range.minMagnitude = std::max(range.minMagnitude, 1.0);
-    return range;
+  static std::string qualified(const infer::Record& r) { return r.domain.empty() ? r.op : r.domain + "." + r.op; }
+
+  /// Appends an opaque node (another domain's operator, no spec, no kernel): the call `r`
+  /// on `chosen` values (kNoValue: a fresh operand of the record's type, or absent), its
+  /// result types as the rule or record gives them. Its results have no reference value.
+  bool insertOpaque(Case& c, const infer::Record& r, const std::vector<ValueId>& chosen) {
+    std::vector<TensorType> outputTypes;
+    for (const infer::TensorSig& s : r.outputs) {
+      outputTypes.push_back(infer::tensorTypeOf(s));
+      const TensorType& t = outputTypes.back();
+      if (t.numel() == 0 || t.numel() > kMaxOpaqueResult || t.rank() > config_.limits.maxRank) return false;
+    }
+    std::vector<ValueId> operands(r.inputs.size(), kNoValue);
+    for (size_t k = 0; k < r.inputs.size(); ++k) {
+      if (!r.inputs[k].present()) continue;
+      const TensorType type = infer::tensorTypeOf(r.inputs[k]);
+      if (chosen[k] != kNoValue) {
+        if (!opaqueOperandFits(c, chosen[k])) return false;
+        operands[k] = chosen[k];
+        continue;
+      }
+      if (!fitsLimits(type)) return false;
+      // A runtime input, never a weight: ONNX Runtime checks some contrib operands further
+      // when they are initializers (QLinearSoftmax's scale a scalar), and labelled the
+      // records with every operand a graph input.
+      const ValueId v = c.builder.input(sampleTensor(type, opaqueRange(type.dtype), c.rng));
+      note(c, v);
+      operands[k] = v;
+    }
+    Graph& g = c.out.graph;
+    const NodeId node = g.addNode(r.op, std::move(operands), infer::attributesOf(r), outputTypes);
+    g.node(node).domain = r.domain;
+    for (ValueId v : g.node(node).outputs) noteUnknown(c, v);
+    return true;
+  }
+
+  /// True when each integer attribute of `call` has a value some passing record of the
+  /// partial operator has. For an opaque operator no spec checks a solved call, and a
+  /// probed rule captures shapes, not which attribute values are valid or what they do
+  /// to result dtypes (MurmurHash3's `positive`, BifurcationDetector's n-gram sizes).
+  static bool attributesSeen(const infer::Record& call, const infer::BankPartial& bp) {
+    for (const auto& [name, value] : call.attrs) {
+      if (value.kind != infer::AttrValue::Int && value.kind != infer::AttrValue::Ints) continue;
+      const bool seen = std::any_of(bp.records.begin(), bp.records.end(), [&](const infer::Record* r) {
+        auto it = r->attrs.find(name);
+        return it != r->attrs.end() && it->second.ints == value.ints;
+      });
+      if (!seen) return false;
+    }
+    return true;
+  }
+
+  /// The values an opaque node's operands hold: as tools/ort_label.py fed its records
+  /// (integers 0..2: token ids, indices and counts are often unsigned), floats as usual.
+  static ValueRange opaqueRange(DType dtype) {
+    if (isInteger(dtype)) return {0, 2, 0};
+    return defaultRange(dtype);
+  }
+  /// A value an opaque node may read: no weight (see insertOpaque), a known value within
+  /// opaqueRange, or an unknown one of a float type (an unknown integer may be anything).
+  bool opaqueOperandFits(const Case& c, ValueId v) const {
+    const Value& value = c.out.graph.value(v);
+    if (value.kind == ValueKind::Weight) return false;
+    if (std::find(c.unknown.begin(), c.unknown.end(), v) != c.unknown.end()) return isFloat(value.type.dtype);
+    return c.pool.within(v, opaqueRange(value.type.dtype));
   }
 
   ValueId fresh(Case& c, Tensor data, bool constant) {
@@ -279,8 +383,14 @@ class NeuriGen : public Generator {
     g.setOutputs(outputs);
     g.removeUnused();  // fresh operands of calls that were not appended
     for (ValueId v : g.inputs()) c.out.inputs.push_back(c.pool.data(v));
-    for (ValueId v : outputs) {
-      c.out.outputs.push_back(c.pool.data(v));
+    const std::vector<bool> unknown = unreferencedValues(g);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      if (unknown[outputs[k]]) {  // no reference: zeros stand in, and the case says which
+        c.out.outputs.emplace_back(g.value(outputs[k]).type);
+        c.out.unreferenced.push_back(k);
+        continue;
+      }
+      c.out.outputs.push_back(c.pool.data(outputs[k]));
       c.out.nonFinite = c.out.nonFinite || !allFinite(c.out.outputs.back());
     }
     const Tally& t = c.tally;
@@ -293,6 +403,8 @@ class NeuriGen : public Generator {
   std::shared_ptr<const infer::RuleBank> bank_;
   std::vector<const OpSpec*> ops_;
   std::vector<double> weights_;
+  std::vector<std::vector<size_t>> opaquePartials_;  ///< per opaque operator, its solvable partial operators
+  std::map<std::string, double> opaqueOperands_;     ///< per opaque operator, its record operands in the bank
 };
 
 }  // namespace

@@ -11,8 +11,17 @@
 //    value the model holds (infer/rule_bank.h).
 // A node made from a rule or record must also pass our spec's shape inference with the same
 // result types, so the rule files and the specs check each other (the meta counts where
-// they disagree). Operators with a rule but no spec have no reference kernel and are not
-// inserted yet.
+// they disagree).
+//
+// Operators of the domains `neuri.domains` names (com.microsoft: ONNX Runtime's contrib
+// operators) have rules and records but no spec: *opaque* nodes (ops/registry.h). One is
+// drawn as a symbolic operator (each such operator as likely as a spec'd one of weight 1,
+// made by its rule) or found as a record, and appended with the result types the rule or
+// record gives; it has no kernel. Its results, and everything computed from them, have no
+// reference value, so only opaque nodes read them: every spec'd node is evaluated on real
+// data, its stability check included, and the reference covers every output that does
+// not depend on an opaque node. The others are GeneratedCase::unreferenced (zeros stand
+// in), and such a case is judged SUT against SUT and mode against mode.
 #pragma once
 
 #include <memory>

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "gen/neuri.h"
+#include "ops/registry.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -40,8 +41,16 @@ NeuriSettings applyNeuriJson(NeuriSettings s, const json& j) {
     } else if (key == "rule_rate") {
       s.ruleRate = share(value, key);
       if (s.ruleRate > 1) throw Error("config field 'neuri.rule_rate': must be in [0, 1]");
+    } else if (key == "domains") {
+      if (!value.is_array()) throw Error("config field 'neuri.domains': expected a list like [\"com.microsoft\"]");
+      s.domains.clear();
+      for (const auto& d : value) {
+        if (!d.is_string() || d.get<std::string>().empty() || d.get<std::string>() == "ai.onnx")
+          throw Error("config field 'neuri.domains': expected names of domains other than the default, like \"com.microsoft\"");
+        s.domains.push_back(d.get<std::string>());
+      }
     } else {
-      throw Error("config field 'neuri': unknown field '" + key + "' (known: rules, symbolic, concrete, rule_rate)");
+      throw Error("config field 'neuri': unknown field '" + key + "' (known: rules, symbolic, concrete, rule_rate, domains)");
     }
   }
   if (s.symbolic + s.concrete <= 0) throw Error("config field 'neuri': symbolic and concrete shares are both 0");
@@ -49,7 +58,9 @@ NeuriSettings applyNeuriJson(NeuriSettings s, const json& j) {
 }
 
 json neuriSettingsToJson(const NeuriSettings& s) {
-  return {{"rules", s.rules}, {"symbolic", s.symbolic}, {"concrete", s.concrete}, {"rule_rate", s.ruleRate}};
+  json j = {{"rules", s.rules}, {"symbolic", s.symbolic}, {"concrete", s.concrete}, {"rule_rate", s.ruleRate}};
+  if (!s.domains.empty()) j["domains"] = s.domains;  // absent by default: older configs hash as before
+  return j;
 }
 
 std::shared_ptr<const infer::RuleBank> neuriRuleBank(const GenConfig& config) {
@@ -58,11 +69,13 @@ std::shared_ptr<const infer::RuleBank> neuriRuleBank(const GenConfig& config) {
   static std::map<std::string, std::shared_ptr<const infer::RuleBank>> loaded;
   std::string key = rulesDir(config.neuri).string() + "|" + std::to_string(config.opset);
   for (DType d : config.limits.dtypes) key += "|" + std::string(dtypeName(d));
+  for (const std::string& d : config.neuri.domains) key += "|" + d;
   std::lock_guard lock(mu);
   auto& bank = loaded[key];
   if (!bank)
     bank = std::make_shared<const infer::RuleBank>(
-        infer::RuleBank::load(rulesDir(config.neuri), config.opset, config.limits.dtypes));
+        infer::RuleBank::load(rulesDir(config.neuri), config.opset, config.limits.dtypes, config.neuri.domains,
+                              [](const std::string& op) { return findOp(op) != nullptr; }));
   return bank;
 }
 

@@ -93,9 +93,48 @@ TEST(Neuri, BadSettingsGiveOneLineErrors) {
   EXPECT_NE(message(R"({"neuri": {"symbolic": 0, "concrete": 0}})").find("both 0"), std::string::npos);
   EXPECT_NE(message(R"({"neuri": {"rule_rate": 2}})").find("neuri.rule_rate"), std::string::npos);
   EXPECT_NE(message(R"({"neuri": {"shares": 1}})").find("shares"), std::string::npos);
+  EXPECT_NE(message(R"({"neuri": {"domains": "com.microsoft"}})").find("neuri.domains"), std::string::npos);
+  EXPECT_NE(message(R"({"neuri": {"domains": [""]}})").find("neuri.domains"), std::string::npos);
   const std::string missing = message(R"({"neuri": {"rules": "/nonexistent/rules"}})");
   EXPECT_NE(missing.find("/nonexistent/rules"), std::string::npos);
   EXPECT_EQ(missing.find('\n'), std::string::npos);
+}
+
+// Contrib operators are opt-in; once in, they are opaque nodes only opaque nodes read, and
+// the reference still covers every output that does not depend on one.
+TEST(Neuri, OtherDomainsAreOpaqueAndOptIn) {
+  for (uint64_t i = 0; i < 20; ++i)
+    for (const std::string& op : generateCase(neuriConfig(), i).opTypes())
+      EXPECT_EQ(op.find("com.microsoft."), std::string::npos) << op;
+  const GenConfig c = neuriConfig(R"({"neuri": {"domains": ["com.microsoft"]}})");
+  int opaque = 0, unreferenced = 0, fromRules = 0;
+  for (uint64_t i = 0; i < 60; ++i) {
+    GeneratedCase k = generateCase(c, i);
+    ASSERT_EQ(verifyGraph(k.graph), std::nullopt) << printGraph(k.graph);
+    const std::vector<bool> unknown = unreferencedValues(k.graph);
+    for (NodeId id : k.graph.nodes()) {
+      const Node& n = k.graph.node(id);
+      if (!n.domain.empty()) {
+        EXPECT_EQ(n.domain, "com.microsoft");
+        ++opaque;
+        continue;
+      }
+      for (ValueId v : n.inputs) ASSERT_FALSE(v != kNoValue && unknown[v]) << "a spec'd node reads an unknown value";
+    }
+    for (const auto& node : k.meta.at("nodes"))
+      fromRules += node.at("from") == "rule" && node.at("op").get<std::string>().rfind("com.microsoft.", 0) == 0;
+    EXPECT_EQ(k.unreferenced, unreferencedOutputs(k.graph));
+    unreferenced += !k.unreferenced.empty();
+    // Every referenced output is what the reference computes again.
+    const auto rerun = runGraph(k.graph, k.inputs);
+    for (size_t o = 0; o < rerun.size(); ++o) {
+      if (unknown[k.graph.outputs()[o]]) continue;
+      EXPECT_EQ(rerun[o].data, k.outputs[o].data);
+    }
+  }
+  EXPECT_GT(opaque, 0);
+  EXPECT_GT(fromRules, 0);
+  EXPECT_GT(unreferenced, 0);
 }
 
 TEST(Neuri, StructuralLimitsAreRefused) {

@@ -18,13 +18,20 @@ const std::set<std::string> kRandomOps = {"Bernoulli",         "Multinomial",   
 std::string typeKey(const TensorType& t) { return toString(t); }
 
 /// Why a record cannot be inserted at `opset` with these dtypes, or empty.
-std::string unusable(const Record& r, int opset, std::span<const DType> dtypes) {
-  if (!r.domain.empty()) return "domain " + r.domain + " (export writes the default domain only)";
-  if (kRandomOps.count(r.op)) return "random outputs";
-  const onnx::OpSchema* now = onnx::OpSchemaRegistry::Schema(r.op, opset, "");
-  if (!now || now->Deprecated()) return "no schema at the opset";
-  const onnx::OpSchema* then = onnx::OpSchemaRegistry::Schema(r.op, r.opset, "");
-  if (!then || then->since_version() != now->since_version()) return "schema changed since the record's opset";
+std::string unusable(const Record& r, int opset, std::span<const DType> dtypes, std::span<const std::string> domains,
+                     const RuleBank::HasSpec& hasSpec) {
+  if (!r.domain.empty()) {
+    // Another domain's operators are versioned apart from the default opset (com.microsoft
+    // has version 1 only); they are inserted when the config names their domain.
+    if (std::find(domains.begin(), domains.end(), r.domain) == domains.end()) return "domain " + r.domain + " not enabled";
+  } else {
+    if (kRandomOps.count(r.op)) return "random outputs";
+    if (hasSpec && !hasSpec(r.op)) return "no spec (default domain)";
+    const onnx::OpSchema* now = onnx::OpSchemaRegistry::Schema(r.op, opset, "");
+    if (!now || now->Deprecated()) return "no schema at the opset";
+    const onnx::OpSchema* then = onnx::OpSchemaRegistry::Schema(r.op, r.opset, "");
+    if (!then || then->since_version() != now->since_version()) return "schema changed since the record's opset";
+  }
   std::optional<DType> first;
   for (size_t k = 0; k < r.inputs.size(); ++k) {
     const TensorSig& s = r.inputs[k];
@@ -62,14 +69,15 @@ Attributes attributesOf(const Record& record) {
   return attrs;
 }
 
-RuleBank::RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const DType> dtypes)
+RuleBank::RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const DType> dtypes,
+                   std::span<const std::string> domains, const HasSpec& hasSpec)
     : rules_(std::move(rules)) {
   for (const OperatorRules& op : rules_)
     for (const PartialRule& p : op.partials) {
       BankPartial bp{&op, &p, {}, false};
       for (const Record& r : p.records) {
         if (!r.passing) continue;
-        if (std::string why = unusable(r, opset, dtypes); !why.empty()) {
+        if (std::string why = unusable(r, opset, dtypes, domains, hasSpec); !why.empty()) {
           ++skipped_[why];
           continue;
         }
@@ -78,7 +86,7 @@ RuleBank::RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const 
       if (bp.records.empty()) continue;
       bp.symbolic = p.rule.shapeInferred() && p.rule.constraintStatus != ConstraintStatus::Failed;
       const size_t index = partials_.size();
-      byOp_[op.op].push_back(index);
+      byOp_[op.domain.empty() ? op.op : op.domain + "." + op.op].push_back(index);
       for (const Record* r : bp.records)
         for (size_t k = 0; k < r->inputs.size(); ++k) {
           if (!r->inputs[k].present()) continue;
@@ -90,8 +98,9 @@ RuleBank::RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const 
     }
 }
 
-RuleBank RuleBank::load(const std::filesystem::path& dir, int opset, std::span<const DType> dtypes) {
-  return RuleBank(readRuleFiles(dir), opset, dtypes);
+RuleBank RuleBank::load(const std::filesystem::path& dir, int opset, std::span<const DType> dtypes,
+                        std::span<const std::string> domains, const HasSpec& hasSpec) {
+  return RuleBank(readRuleFiles(dir), opset, dtypes, domains, hasSpec);
 }
 
 std::span<const size_t> RuleBank::partialsOf(const std::string& op) const {

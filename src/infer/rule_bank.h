@@ -2,7 +2,8 @@
 //
 // From the rule files it keeps the partial operators and passing records a model at the
 // given opset can hold: default-domain operators whose schema at that opset is the one the
-// record was made with (and not deprecated), deterministic ones, dtypes the config allows,
+// record was made with (and not deprecated), and those of the other domains asked for,
+// deterministic ones, dtypes the config allows,
 // no empty tensors, and integer operands only where they are the operator's main data (an
 // integer operand of another type than operand 0 is a shape, index or axis list, whose
 // contents decide validity and results: shape rules do not capture that). Each kept
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -42,12 +44,19 @@ struct RecordOperand {
 
 class RuleBank {
  public:
-  RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const DType> dtypes);
+  /// `domains`: the other domains (e.g. "com.microsoft") whose operators to keep;
+  /// `hasSpec` (when set): which default-domain operators the generator can evaluate (the
+  /// others, rule-only such as LpPool, are left out).
+  using HasSpec = std::function<bool(const std::string& op)>;
+  RuleBank(std::vector<OperatorRules> rules, int opset, std::span<const DType> dtypes,
+           std::span<const std::string> domains = {}, const HasSpec& hasSpec = {});
   /// Reads every rule file in `dir` (one-line Error on a missing folder or a bad file).
-  static RuleBank load(const std::filesystem::path& dir, int opset, std::span<const DType> dtypes);
+  static RuleBank load(const std::filesystem::path& dir, int opset, std::span<const DType> dtypes,
+                       std::span<const std::string> domains = {}, const HasSpec& hasSpec = {});
 
   const std::vector<BankPartial>& partials() const { return partials_; }
-  /// The kept partial operators of `op` (indices into partials()).
+  /// The kept partial operators of `op` ("com.microsoft.Gelu" for another domain's; indices
+  /// into partials()).
   std::span<const size_t> partialsOf(const std::string& op) const;
   /// The record operands that take exactly `type`.
   std::span<const RecordOperand> operandsOfType(const TensorType& type) const;

@@ -2,12 +2,14 @@
 #include "infer/schema_probe.h"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include <onnx/defs/schema.h>
 
 #include "infer/partial_op.h"
+#include "support/error.h"
 #include "support/rng.h"
 
 namespace nnfuzz::infer {
@@ -115,6 +117,7 @@ bool fillAttribute(const Schema::Attribute& a, int rank, Rng& rng, Record& r) {
 std::optional<Record> probeOnce(const Schema& s, Rng& rng, std::string* why) {
   Record r;
   r.op = s.Name();
+  r.domain = s.domain();
   r.opset = s.since_version();
   r.source = "probe:" + s.Name();
   const std::vector<int64_t> base = randomShape(static_cast<int>(rng.uniformInt(1, 4)), rng);
@@ -154,6 +157,54 @@ std::optional<Record> probeOnce(const Schema& s, Rng& rng, std::string* why) {
   return r;
 }
 
+Schema::FormalParameterOption optionNamed(const std::string& name) {
+  if (name == "optional") return Schema::Optional;
+  if (name == "variadic") return Schema::Variadic;
+  return Schema::Single;
+}
+
+bool feedable(const std::string& type) {
+  return std::any_of(std::begin(kTensorTypes), std::end(kTensorTypes), [&](const auto& t) { return type == t.first; });
+}
+
+// An OpSchema holding what a probe reads (formal parameters, type constraints, attributes).
+// Types are kept to those a probe feeds (libonnx 1.12 cannot even parse newer ones such as
+// tensor(int4)); a formal parameter of another fixed type gets a constraint allowing none.
+Schema schemaFromJson(const nlohmann::json& j, const std::string& domain) {
+  Schema s;
+  s.SetName(j.at("name").get<std::string>()).SetDomain(domain).SinceVersion(j.at("since_version").get<int>());
+  std::set<std::string> constraints;
+  for (const auto& c : j.at("type_constraints")) {
+    std::vector<std::string> allowed;
+    for (const auto& t : c.at("allowed"))
+      if (feedable(t.get<std::string>())) allowed.push_back(t.get<std::string>());
+    constraints.insert(c.at("name").get<std::string>());
+    s.TypeConstraint(c.at("name").get<std::string>(), allowed, "");
+  }
+  auto typeOf = [&](const nlohmann::json& f) {
+    const std::string type = f.at("type").get<std::string>();
+    if (constraints.count(type) || feedable(type)) return type;
+    if (!constraints.count("Unfeedable")) s.TypeConstraint("Unfeedable", {}, "");
+    constraints.insert("Unfeedable");
+    return std::string("Unfeedable");
+  };
+  int n = 0;
+  for (const auto& f : j.at("inputs"))
+    s.Input(n++, f.at("name").get<std::string>(), "", typeOf(f), optionNamed(f.at("option")), true, f.value("min_arity", 1));
+  n = 0;
+  for (const auto& f : j.at("outputs"))
+    s.Output(n++, f.at("name").get<std::string>(), "", typeOf(f), optionNamed(f.at("option")), true, f.value("min_arity", 1));
+  for (const auto& a : j.at("attributes")) {
+    onnx::AttributeProto::AttributeType type = onnx::AttributeProto::UNDEFINED;
+    if (!onnx::AttributeProto::AttributeType_Parse(a.at("type").get<std::string>(), &type))
+      throw Error("attribute " + a.at("name").get<std::string>() + " has an unknown type");
+    s.Attr(a.at("name").get<std::string>(), "", type, a.at("required").get<bool>());
+  }
+  return s;
+}
+
+std::vector<Record> probeSchema(const Schema& schema, int count, uint64_t seed, std::string* why);
+
 }  // namespace
 
 std::vector<std::string> defaultDomainOperators(int opset) {
@@ -172,6 +223,58 @@ std::vector<Record> probeRecords(const std::string& op, int opset, int count, ui
     *why = "no schema at opset " + std::to_string(opset);
     return {};
   }
+  return probeSchema(*s, count, seed, why);
+}
+
+SchemaDump loadSchemaDump(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read schema dump " + path);
+  SchemaDump d;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    d.domain = j.at("domain").get<std::string>();
+    d.onnxruntime = j.at("onnxruntime").get<std::string>();
+    d.schemas = j.at("schemas");
+    if (!d.schemas.is_array() || d.domain.empty()) throw Error("no schemas");
+  } catch (const std::exception& e) {
+    throw Error("schema dump " + path + " is malformed (want tools/ort_contrib_schemas.py's output): " +
+                std::string(e.what()).substr(0, 200));
+  }
+  return d;
+}
+
+std::vector<std::string> SchemaDump::cpuOperators() const {
+  std::vector<std::string> out;
+  for (const auto& s : schemas)
+    if (s.value("cpu_kernel", false) && !s.value("deprecated", false)) out.push_back(s.at("name").get<std::string>());
+  return out;
+}
+
+std::vector<Record> probeDumpRecords(const SchemaDump& dump, const std::string& op, int count, uint64_t seed,
+                                     std::string* why) {
+  const nlohmann::json* found = nullptr;
+  for (const auto& s : dump.schemas)
+    if (s.at("name") == op) found = &s;
+  if (!found) {
+    *why = "no schema for " + op + " in the " + dump.domain + " dump";
+    return {};
+  }
+  Schema schema;
+  try {
+    schema = schemaFromJson(*found, dump.domain);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("schema of " + dump.domain + "." + op + " in the dump is malformed: " + e.what());
+  } catch (const std::exception& e) {  // libonnx refusing what it cannot represent
+    *why = "schema libonnx cannot hold: " + std::string(e.what()).substr(0, 120);
+    return {};
+  }
+  return probeSchema(schema, count, seed, why);
+}
+
+namespace {
+
+std::vector<Record> probeSchema(const Schema& schema, int count, uint64_t seed, std::string* why) {
+  const Schema* s = &schema;
   Rng rng(seed);
   std::vector<Record> out;
   std::set<std::string> seen;
@@ -188,5 +291,7 @@ std::vector<Record> probeRecords(const std::string& op, int opset, int count, ui
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace nnfuzz::infer

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "infer/record.h"
 
 namespace nnfuzz::infer {
@@ -25,5 +27,19 @@ std::vector<std::string> defaultDomainOperators(int opset);
 /// schema needs what a record cannot hold: non-tensor inputs or outputs, a required
 /// string, tensor or graph attribute.
 std::vector<Record> probeRecords(const std::string& op, int opset, int count, uint64_t seed, std::string* why);
+
+/// Another domain's schemas, as tools/ort_contrib_schemas.py dumps ONNX Runtime's
+/// (config/ort_contrib_schemas.json): the domain, the ONNX Runtime version, and the
+/// operators with a CPU kernel (the others cannot be labelled on this machine).
+struct SchemaDump {
+  std::string domain, onnxruntime;
+  nlohmann::json schemas;  ///< the dump's "schemas" list
+  std::vector<std::string> cpuOperators() const;
+};
+/// Reads a dump; one-line Error for a missing or malformed file.
+SchemaDump loadSchemaDump(const std::string& path);
+/// probeRecords for operator `op` of a dump (its domain set on every record).
+std::vector<Record> probeDumpRecords(const SchemaDump& dump, const std::string& op, int count, uint64_t seed,
+                                     std::string* why);
 
 }  // namespace nnfuzz::infer

@@ -29,12 +29,18 @@ std::vector<const Tensor*> capturesOf(const Node& n, const std::vector<Tensor>& 
   return captures;
 }
 
-// Runs the nodes of `graph` over `values` (parameters already set).
+// Runs the nodes of `graph` over `values` (parameters already set); an opaque node and
+// the nodes fed by it get zeros (see runGraphAll).
 void runNodes(const Graph& graph, std::vector<Tensor>& values) {
+  const std::vector<bool> unknown = unreferencedValues(graph);
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
-    const OpSpec* spec = findOp(n.op);
-    if (!spec) throw Error("unsupported operator " + n.op);
+    const OpSpec* spec = findOp(n);
+    if (!spec && !isOpaque(n)) throw Error("unsupported operator " + n.op);
+    if (!spec || std::any_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) { return unknown[v]; })) {
+      for (ValueId v : n.outputs) values[v] = Tensor(graph.value(v).type);
+      continue;
+    }
     std::vector<TensorType> types;
     for (ValueId v : n.outputs) types.push_back(graph.value(v).type);
     auto results = evalOp(*spec, operandsOf(n, values), n.attrs, types, capturesOf(n, values));
@@ -99,7 +105,7 @@ double estimateWork(const Graph& graph) {
   std::vector<TensorType> results;
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
-    const OpSpec* spec = findOp(n.op);
+    const OpSpec* spec = findOp(n);
     operands.clear();
     results.clear();
     double sizes = 0;
@@ -175,6 +181,26 @@ std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inpu
   std::vector<Tensor> outputs;
   for (ValueId v : graph.outputs()) outputs.push_back(all[v]);
   return outputs;
+}
+
+std::vector<bool> unreferencedValues(const Graph& graph) {
+  std::vector<bool> unknown(graph.valueCapacity(), false);
+  for (NodeId id : graph.nodes()) {
+    const Node& n = graph.node(id);
+    bool fed = isOpaque(n);
+    for (ValueId v : n.inputs) fed = fed || (v != kNoValue && unknown[v]);
+    for (ValueId v : n.captures) fed = fed || unknown[v];
+    for (ValueId v : n.outputs) unknown[v] = fed;
+  }
+  return unknown;
+}
+
+std::vector<size_t> unreferencedOutputs(const Graph& graph) {
+  const std::vector<bool> unknown = unreferencedValues(graph);
+  std::vector<size_t> out;
+  for (size_t k = 0; k < graph.outputs().size(); ++k)
+    if (unknown[graph.outputs()[k]]) out.push_back(k);
+  return out;
 }
 
 bool allFinite(const Tensor& t, double limit) {

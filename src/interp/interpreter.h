@@ -38,10 +38,17 @@ double estimateWork(const Graph& graph);
 inline constexpr double kWorkBudget = 2e9;
 
 /// Runs a whole graph. `inputs` holds one tensor per runtime input, in graph.inputs()
-/// order. Returns a tensor per value id (empty for values not computed).
+/// order. Returns a tensor per value id (empty for values not computed). An opaque node
+/// (no spec, ops/registry.h) has no kernel: its results and every value computed from
+/// them are zeros of their type, which unreferencedValues names.
 std::vector<Tensor> runGraphAll(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget = kWorkBudget);
 /// The graph outputs only, in order.
 std::vector<Tensor> runGraph(const Graph& graph, const std::vector<Tensor>& inputs, double workBudget = kWorkBudget);
+
+/// Per value id: true when it depends on an opaque node, so the reference has no value for it.
+std::vector<bool> unreferencedValues(const Graph& graph);
+/// The graph outputs (indices) that depend on an opaque node.
+std::vector<size_t> unreferencedOutputs(const Graph& graph);
 
 /// True when every element is finite and |x| <= limit.
 bool allFinite(const Tensor& t, double limit = 1e30);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <string>
 
 namespace nnfuzz {
 
@@ -191,6 +192,17 @@ size_t countNodesDeep(const Graph& graph) {
   size_t n = 0;
   forEachNodeDeep(graph, [&](const Node&, const Graph&) { ++n; });
   return n;
+}
+
+std::string qualifiedOp(const Node& node) { return node.domain.empty() ? node.op : node.domain + "." + node.op; }
+
+std::vector<std::string> domainsUsed(const Graph& graph) {
+  std::vector<std::string> out;
+  forEachNodeDeep(graph, [&](const Node& n, const Graph&) {
+    if (!n.domain.empty() && std::find(out.begin(), out.end(), n.domain) == out.end()) out.push_back(n.domain);
+  });
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<NodeId> Graph::nodes() const { return order_; }

@@ -60,7 +60,8 @@ struct Value {
 };
 
 struct Node {
-  std::string op;  ///< ONNX op type, e.g. "Conv".
+  std::string op;      ///< ONNX op type, e.g. "Conv".
+  std::string domain;  ///< the operator set: "" is ONNX's default (ai.onnx), e.g. "com.microsoft"
   Attributes attrs;
   std::vector<ValueId> inputs;   ///< kNoValue for an omitted optional input.
   std::vector<ValueId> outputs;
@@ -140,6 +141,11 @@ class Graph {
   bool body_ = false;
   int opset_ = kCanonicalOpset;
 };
+
+/// "Conv", or "com.microsoft.FusedMatMul" for an operator outside the default domain.
+std::string qualifiedOp(const Node& node);
+/// Every non-default domain the graph's nodes (bodies included) use, sorted.
+std::vector<std::string> domainsUsed(const Graph& graph);
 
 /// Outer parameters of a body, by capture index (kNoValue where the body reads none).
 std::vector<ValueId> outerParams(const Graph& body, size_t captures);

@@ -6,6 +6,7 @@
 //     %2 = Conv(%0, %1) {group=1, pads=[0,1,0,1]} : f32[1,2,3,4]
 //     %3, %4 = Split(%2) {axis=1} : f32[1,12], f32[1,12]
 //     %5 = Clip(%3, _, %1) : f32[1,12]          (_ is an omitted optional operand)
+//     %6 = com.microsoft.Gelu(%5) : f32[1,12]    (another domain: its name before the op's)
 //     return %4, %5
 //   }
 //
@@ -143,7 +144,7 @@ class Printer {
       const Node& n = g.node(id);
       out_ += indent;
       for (size_t k = 0; k < n.outputs.size(); ++k) out_ += (k ? ", " : "") + define(s, n.outputs[k]);
-      out_ += " = " + n.op + "(";
+      out_ += " = " + qualifiedOp(n) + "(";
       for (size_t k = 0; k < n.inputs.size(); ++k) out_ += (k ? ", " : "") + name(s, n.inputs[k]);
       out_ += ")";
       if (!n.attrs.empty()) {
@@ -449,6 +450,13 @@ class Parser {
       defineNext(frames_.back().graph.addWeight(std::move(data)), printed[0]);
       return;
     }
+    // A dotted name is an operator of another domain: com.microsoft.FusedMatMul.
+    std::string domain;
+    std::string op = word;
+    while (accept('.')) {
+      domain += (domain.empty() ? "" : ".") + op;
+      op = identifier();
+    }
     std::vector<ValueId> inputs;
     expect('(');
     if (!accept(')')) {
@@ -469,7 +477,8 @@ class Parser {
     do types.push_back(tensorType()); while (accept(','));
     if (types.size() != printed.size()) fail("result count and type count differ");
     Graph& g = frames_.back().graph;
-    const NodeId id = g.addNode(word, std::move(inputs), std::move(attrs), types, std::move(frames_.back().nodeCaptures));
+    const NodeId id = g.addNode(op, std::move(inputs), std::move(attrs), types, std::move(frames_.back().nodeCaptures));
+    g.node(id).domain = std::move(domain);
     frames_.back().nodeCaptures.clear();
     for (size_t k = 0; k < printed.size(); ++k) defineNext(g.node(id).outputs[k], printed[k]);
   }

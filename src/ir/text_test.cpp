@@ -26,6 +26,26 @@ TEST(IrText, PrintParsesBackIdentically) {
   EXPECT_EQ(verifyStructure(g), std::nullopt);
 }
 
+// An operator of another domain prints its domain before its name; the default prints none.
+TEST(IrText, DomainsPrintBeforeTheOperatorAndParseBack) {
+  const char* text = R"(graph {
+  %0 = input f32[2,3]
+  %1 = com.microsoft.FusedMatMul(%0, %0) {transB=1} : f32[2,2]
+  %2 = Relu(%1) : f32[2,2]
+  return %2
+}
+)";
+  const Graph g = parseGraph(text);
+  const Node& fused = g.node(g.nodes()[0]);
+  EXPECT_EQ(fused.op, "FusedMatMul");
+  EXPECT_EQ(fused.domain, "com.microsoft");
+  EXPECT_EQ(qualifiedOp(fused), "com.microsoft.FusedMatMul");
+  EXPECT_EQ(g.node(g.nodes()[1]).domain, "");
+  EXPECT_EQ(domainsUsed(g), std::vector<std::string>{"com.microsoft"});
+  EXPECT_EQ(printGraph(g), text);
+  EXPECT_THROW(parseGraph("graph {\n  %0 = input f32[2]\n  %1 = com.(%0) : f32[2]\n  return %1\n}\n"), Error);
+}
+
 // INT64_MAX (Slice's "to the end") and INT64_MIN are held saturated below 2^63, so every
 // element converts back to int64 without overflow, and the text is stable after one trip.
 TEST(IrText, Int64ExtremesSaturateAndRoundTrip) {

@@ -116,6 +116,8 @@ std::optional<std::string> rerunBlocker(const onnx::ModelProto& model) {
   const int opset = defaultOpset(model).value_or(0);
   for (const auto& node : model.graph().node()) {
     if (node.op_type() == "Constant") continue;
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      return "operator " + node.domain() + "." + node.op_type() + " has no nnfuzz reference";
     const OpSpec* spec = findOp(node.op_type());
     if (!spec) return "unsupported operator: " + node.op_type();
     // Import read every other opset's form into the canonical one (ops/version_forms.h).

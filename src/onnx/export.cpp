@@ -138,8 +138,9 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     const std::string nodeName = prefix + n.op + "_" + std::to_string(nodeIndex++);
     node.set_name(nodeName);
     node.set_op_type(form.op);
+    if (!n.domain.empty()) node.set_domain(n.domain);
     for (const std::string& name : inputNames) node.add_input(name);
-    const OpSpec* spec = findOp(n.op);
+    const OpSpec* spec = findOp(n);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
       // An optional result nobody reads is left absent (an empty name), as ONNX allows.
@@ -207,7 +208,8 @@ NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
     types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
   }
-  return formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
+  // Another domain's operator has one version (kOtherDomainOpset): its canonical form.
+  return formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, n.domain.empty() ? opset : kCanonicalOpset);
 }
 
 onnx::ModelProto exportModel(const Graph& graph, int opset) {
@@ -218,6 +220,11 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
   auto* imp = model.add_opset_import();
   imp->set_domain("");
   imp->set_version(opset);
+  for (const std::string& domain : domainsUsed(graph)) {
+    auto* other = model.add_opset_import();
+    other->set_domain(domain);
+    other->set_version(kOtherDomainOpset);
+  }
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name("nnfuzz");
   exportGraph(graph, g, "", nullptr, opset);

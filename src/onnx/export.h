@@ -1,8 +1,10 @@
 // export.h - GraphIR to ONNX ModelProto, and deterministic model serialisation.
 //
-// exportModel writes opset_import {"": opset} (by default the graph's own), the ir_version
-// that opset came with (irVersionFor), producer "nnfuzz", each node in that opset's form
-// (ops/version_forms.h: a constant the form adds is an initializer const_K), and
+// exportModel writes opset_import {"": opset} (by default the graph's own; plus {domain: 1}
+// for every other domain a node uses, e.g. com.microsoft, whose nodes carry it), the
+// ir_version that opset came with (irVersionFor), producer "nnfuzz", each default-domain node
+// in that opset's form (ops/version_forms.h: a constant the form adds is an initializer
+// const_K), and
 // canonical names that depend only on the graph's structure:
 //   runtime inputs  input_0, input_1, ...   (graph.inputs() order; typed graph inputs)
 //   weights         weight_0, weight_1, ... (graph.weights() order; initializers only)
@@ -29,6 +31,8 @@
 namespace nnfuzz {
 
 inline constexpr int kDefaultOpset = kCanonicalOpset;
+/// The version imported for a non-default domain (com.microsoft has only version 1).
+inline constexpr int kOtherDomainOpset = 1;
 
 /// The ir_version an opset was released with (7, 8 -> 3; 9 -> 4; ... 21 -> 10).
 int irVersionFor(int opset);

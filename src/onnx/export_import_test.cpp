@@ -193,8 +193,9 @@ TEST(ExportImport, ErrorsAreOneLine) {
       onnx::TensorProto::FLOAT16);
   expectOneLineError([&] { importModel(half); }, "FLOAT16");
 
-  onnx::ModelProto domain = exportModel(parseGraph(kGraphs[0]));
+  onnx::ModelProto domain = exportModel(parseGraph(kGraphs[0]));  // another domain's node, its result untyped
   domain.mutable_graph()->mutable_node(0)->set_domain("com.microsoft");
+  domain.mutable_graph()->mutable_output(0)->clear_type();
   expectOneLineError([&] { importModel(domain); }, "com.microsoft");
 
   onnx::ModelProto sub = exportModel(parseGraph(kGraphs[0]));
@@ -209,6 +210,37 @@ TEST(ExportImport, ErrorsAreOneLine) {
       onnx::TensorProto::INT32);
   expectOneLineError([&] { importModel(wrongType); }, "Sqrt");
   EXPECT_THROW(importModel(wrongType), InferenceRejected);
+}
+
+// An operator of another domain (an opaque node: no spec) exports with its domain and an
+// opset import for it; import types its results from the model's declarations.
+TEST(ExportImport, OtherDomainsRoundTripWithTheirOpsetImport) {
+  const char* text = R"(graph {
+  %0 = input f32[2,3]
+  %1 = com.microsoft.Gelu(%0) : f32[2,3]
+  %2 = Relu(%1) : f32[2,3]
+  %3 = com.microsoft.FusedMatMul(%0, %0) {transB=1} : f32[2,2]
+  return %2, %3
+}
+)";
+  const Graph g = parseGraph(text);
+  ASSERT_EQ(verifyGraph(g), std::nullopt);
+  const onnx::ModelProto m = exportModel(g);
+  ASSERT_EQ(m.opset_import_size(), 2);
+  EXPECT_EQ(m.opset_import(1).domain(), "com.microsoft");
+  EXPECT_EQ(m.opset_import(1).version(), 1);
+  EXPECT_EQ(m.graph().node(0).domain(), "com.microsoft");
+  EXPECT_EQ(m.graph().node(1).domain(), "");
+  const Graph back = importModel(m);
+  EXPECT_EQ(printGraph(back), text);
+  // ONNX's checker knows no com.microsoft schema: it takes such nodes as they are, and
+  // checks the default-domain nodes (and our types for them) as always.
+  EXPECT_EQ(checkModel(m), std::nullopt);
+  EXPECT_EQ(checkModel(m, &g), std::nullopt);
+  // A result of another domain's node needs a declared type.
+  onnx::ModelProto untyped = m;
+  untyped.mutable_graph()->clear_value_info();
+  expectOneLineError([&] { importModel(untyped); }, "declared type");
 }
 
 TEST(Checker, AcceptsExportedModels) {

@@ -22,6 +22,19 @@ namespace {
 
 bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
+bool identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// "com.microsoft": identifiers joined by dots, as the text form writes `domain.Op(...)`.
+bool dottedIdentifier(const std::string& s) {
+  size_t start = 0;
+  for (size_t dot; (dot = s.find('.', start)) != std::string::npos; start = dot + 1)
+    if (!identifier(s.substr(start, dot - start))) return false;
+  return identifier(s.substr(start));
+}
+
 std::string nodeLabel(const onnx::NodeProto& node, int index) {
   std::string label = "node " + std::to_string(index);
   if (!node.name().empty()) label += " '" + node.name() + "'";
@@ -78,8 +91,8 @@ AttrValue attrValue(const onnx::AttributeProto& a, const std::string& where) {
   }
 }
 
-TensorType staticType(const onnx::ValueInfoProto& info) {
-  const std::string what = "graph input '" + info.name() + "'";
+TensorType staticType(const onnx::ValueInfoProto& info, const char* kind = "graph input") {
+  const std::string what = std::string(kind) + " '" + info.name() + "'";
   if (!info.has_type()) throw Error(what + " has no type");
   if (!info.type().has_tensor_type()) throw Error(what + " is not a tensor, which is not supported");
   const auto& tt = info.type().tensor_type();
@@ -225,8 +238,10 @@ class GraphImporter {
 
   void importNode(const onnx::NodeProto& node, int i) {
     const std::string where = nodeLabel(node, i);
-    if (!isDefaultDomain(node.domain()))
-      throw Error(where + " is in domain '" + node.domain() + "', which is not supported");
+    if (!isDefaultDomain(node.domain())) {
+      importOpaque(node, where);
+      return;
+    }
     if (node.op_type() == "Constant") {
       if (node.output_size() != 1) throw Error(where + " must have one output");
       define(node.output(0), graph_.addWeight(constantValue(node, where)), where);
@@ -292,6 +307,44 @@ class GraphImporter {
     nodeCaptures_.clear();
     for (int k = 0; k < node.output_size(); ++k)
       define(node.output(k), graph_.node(id).outputs[static_cast<size_t>(k)], where);
+  }
+
+  // A node of another domain (com.microsoft, ...): no spec, so its result types are the
+  // model's declarations (value_info or graph outputs), which every result must have.
+  void importOpaque(const onnx::NodeProto& node, const std::string& where) {
+    if (parent_) throw Error(where + " is in domain '" + node.domain() + "', which bodies may not use");
+    if (!dottedIdentifier(node.domain()) || !identifier(node.op_type()))
+      throw Error(where + ": domain '" + node.domain() + "' and operator '" + node.op_type() + "' must be identifiers");
+    for (const auto& a : node.attribute())
+      if (a.type() == onnx::AttributeProto::GRAPH) throw Error(where + " is in domain '" + node.domain() + "' and has a body");
+    std::vector<ValueId> inputs;
+    for (const std::string& name : node.input()) {
+      const ValueId id = name.empty() ? kNoValue : lookup(name);
+      if (!name.empty() && id == kNoValue) throw Error(where + " reads undefined value '" + name + "'");
+      inputs.push_back(id);
+    }
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Attributes attrs;
+    for (const auto& a : node.attribute()) attrs.set(a.name(), attrValue(a, where));
+    std::vector<TensorType> types;
+    for (const std::string& name : node.output()) {
+      const onnx::ValueInfoProto* declared = name.empty() ? nullptr : declaration(name);
+      if (!declared || !declared->has_type())
+        throw Error(where + " is in domain '" + node.domain() + "': its result '" + name + "' needs a declared type");
+      types.push_back(staticType(*declared, "result"));
+    }
+    const NodeId id = graph_.addNode(node.op_type(), inputs, std::move(attrs), types);
+    graph_.node(id).domain = node.domain();
+    for (int k = 0; k < node.output_size(); ++k)
+      define(node.output(k), graph_.node(id).outputs[static_cast<size_t>(k)], where);
+  }
+
+  const onnx::ValueInfoProto* declaration(const std::string& name) const {
+    for (const auto& v : proto_.value_info())
+      if (v.name() == name) return &v;
+    for (const auto& v : proto_.output())
+      if (v.name() == name) return &v;
+    return nullptr;
   }
 
   int depth() const { return parent_ ? parent_->depth() + 1 : 0; }

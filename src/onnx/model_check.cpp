@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 
 #include "onnx/checker.h"  // ONNX's checker (ours is model_check.h: the name would shadow it)
@@ -115,8 +116,9 @@ std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const 
     if (node.op_type() == "Constant") continue;
     if (next >= ourNodes.size()) return "the model has more nodes than the graph";
     const Node& mine = ours.node(ourNodes[next++]);
-    if (mine.op != node.op_type())
-      return "model node '" + node.name() + "' is " + node.op_type() + ", the graph has " + mine.op;
+    if (mine.op != node.op_type() || mine.domain != (node.domain() == "ai.onnx" ? "" : node.domain()))
+      return "model node '" + node.name() + "' is " + node.op_type() + ", the graph has " + qualifiedOp(mine);
+    if (!mine.domain.empty()) continue;  // ONNX has no schema to infer another domain's results; ours are as given
     for (int k = 0; k < node.output_size(); ++k) {
       const std::string& name = node.output(k);
       if (name.empty()) continue;
@@ -142,9 +144,17 @@ std::optional<std::string> onnxChecks(const onnx::ModelProto& model, onnx::Graph
     declared.mutable_graph()->clear_value_info();
     onnx::shape_inference::InferShapes(declared, onnx::OpSchemaRegistry::Instance(), options);
     if (!inferred) return std::nullopt;
+    // Inference from the inputs alone, but another domain's results keep their declared
+    // types: ONNX has no schema to infer them, and nodes reading them need them.
+    std::unordered_set<std::string> given;
+    for (const auto& node : model.graph().node())
+      if (!node.domain().empty() && node.domain() != "ai.onnx") given.insert(node.output().begin(), node.output().end());
     onnx::ModelProto bare = declared;
     bare.mutable_graph()->clear_value_info();
-    for (auto& out : *bare.mutable_graph()->mutable_output()) out.clear_type();
+    for (const auto& vi : model.graph().value_info())
+      if (given.count(vi.name())) *bare.mutable_graph()->add_value_info() = vi;
+    for (auto& out : *bare.mutable_graph()->mutable_output())
+      if (!given.count(out.name())) out.clear_type();
     onnx::shape_inference::InferShapes(bare, onnx::OpSchemaRegistry::Instance(), options);
     *inferred = std::move(*bare.mutable_graph());
     return std::nullopt;

@@ -28,7 +28,7 @@ InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& 
 
 InferResult inferNode(const Graph& graph, NodeId id) {
   const Node& n = graph.node(id);
-  const OpSpec* spec = findOp(n.op);
+  const OpSpec* spec = findOp(n);
   if (!spec) return InferResult::fail("unsupported operator " + n.op);
   std::vector<const TensorType*> types;
   std::vector<const Tensor*> constants;
@@ -81,6 +81,10 @@ namespace {
 std::optional<std::string> verifyOps(const Graph& graph) {
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
+    if (isOpaque(n)) {  // no spec: its result types are as given (by a rule, a record, a model)
+      if (n.attrs.hasGraphs()) return "node #" + std::to_string(id) + " (" + qualifiedOp(n) + ") of another domain has a body";
+      continue;
+    }
     InferResult r = inferNode(graph, id);
     if (!r.ok()) return "node #" + std::to_string(id) + ": " + r.error;
     if (r.types.size() != n.outputs.size())

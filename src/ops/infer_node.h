@@ -26,7 +26,7 @@ InferResult inferNode(const Graph& graph, NodeId node);
 std::optional<std::string> retypeBodies(Graph& graph, NodeId id);
 
 /// Structure plus, for every node, a known op whose shape inference accepts it and
-/// agrees with the recorded result types. Returns the first problem, or nullopt.
+/// agrees with the recorded result types; an opaque node (another domain) is taken as it is. Returns the first problem, or nullopt.
 std::optional<std::string> verifyGraph(const Graph& graph);
 
 }  // namespace nnfuzz

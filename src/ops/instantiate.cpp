@@ -14,6 +14,33 @@ ValueRange firstRangeOf(const OpSpec& spec, DType dtype) {
   return defaultRange(dtype);
 }
 
+ValueRange operandRangeOf(const OpSpec& spec, size_t k, const std::vector<const TensorType*>& types,
+                          const Attributes& attrs, const Limits& limits) {
+  const DType dtype = types.at(k)->dtype;
+  if (k == 0) return firstRangeOf(spec, dtype);
+  ValueRange fallback = defaultRange(dtype);
+  if (isInteger(dtype)) fallback.minMagnitude = std::max(fallback.minMagnitude, 1.0);
+  if (!spec.nextInput || !types[0]) return fallback;
+  OpDraft draft;
+  draft.arity = static_cast<int>(types.size());
+  for (size_t j = 0; j < k; ++j) {
+    draft.inputTypes.push_back(types[j] ? *types[j] : TensorType{});
+    draft.omitted.push_back(types[j] == nullptr);
+    draft.constants.emplace_back();
+  }
+  draft.attrs = attrs;
+  draft.limits = &limits;
+  Rng scratch(0);  // a pattern's range does not depend on its draws, only its types may
+  draft.rng = &scratch;
+  try {
+    const InputPattern pattern = spec.nextInput(draft);
+    if (pattern.omit || pattern.constant) return fallback;
+    return pattern.range;
+  } catch (const std::exception&) {
+    return fallback;  // the sampler's own checks refuse this call: the spec's shape inference will too
+  }
+}
+
 bool usableUnder(const OpSpec& spec, const Limits& limits) {
   if (spec.minRank > limits.maxRank) return false;
   return std::any_of(limits.dtypes.begin(), limits.dtypes.end(), [&](DType d) { return contains(spec.dtypes, d); });

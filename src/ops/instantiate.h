@@ -75,4 +75,13 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
 /// The value range of the first input of `spec` for a given dtype.
 ValueRange firstRangeOf(const OpSpec& spec, DType dtype);
 
+/// The value range the spec gives operand `k` of a call whose operand types (nullptr:
+/// omitted) and attributes are fixed already (a rule's or record's call): the first
+/// range for k = 0, else what nextInput asks for operand k after operands 0..k-1. When
+/// the spec cannot say (no nextInput, a constant operand, a sampler refusing the call):
+/// `dtype`'s default range, integers kept non-zero (an engine fails on an integer division
+/// by zero, and the call does not say which operand divides).
+ValueRange operandRangeOf(const OpSpec& spec, size_t k, const std::vector<const TensorType*>& types,
+                          const Attributes& attrs, const Limits& limits);
+
 }  // namespace nnfuzz

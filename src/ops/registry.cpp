@@ -24,4 +24,6 @@ const OpSpec* findOp(std::string_view name) {
   return it == ops.end() ? nullptr : *it;
 }
 
+const OpSpec* findOp(const Node& node) { return node.domain.empty() ? findOp(node.op) : nullptr; }
+
 }  // namespace nnfuzz

@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "ir/graph.h"
 #include "ops/op_spec.h"
 
 namespace nnfuzz {
@@ -14,6 +15,11 @@ namespace nnfuzz {
 std::span<const OpSpec* const> allOps();
 /// The spec of an ONNX op type, or nullptr if nnfuzz does not know it.
 const OpSpec* findOp(std::string_view name);
+/// A node's spec: nullptr for an operator of another domain (nnfuzz's specs are all of the
+/// default one) or an unknown one. A node without a spec is *opaque*: no reference kernel.
+const OpSpec* findOp(const Node& node);
+/// True for a node of another domain: the verifier takes its result types as given.
+inline bool isOpaque(const Node& node) { return !node.domain.empty(); }
 
 /// True when a model at `opset` may hold the op as nnfuzz implements it. Until generation
 /// emits each operator's form per opset (issue 11), the generator draws every operator in

@@ -141,7 +141,7 @@ void addGraphNodes(const Graph& graph, const std::vector<uint32_t>& idOf, const 
     node.resultBegin = static_cast<uint32_t>(out.results.size());
     const auto index = static_cast<int32_t>(out.nodes.size());
     // Export leaves an unread optional result absent and drops trailing absent ones; so do we.
-    const OpSpec* spec = findOp(n.op);
+    const OpSpec* spec = findOp(n);
     auto absent = [&](size_t k) {
       const ValueId v = n.outputs[k];
       return spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutputs.count(v);

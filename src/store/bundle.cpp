@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "interp/interpreter.h"
 #include "onnx/export.h"
 #include "onnx/import.h"
 #include "onnx/tensor_proto.h"
@@ -84,6 +85,10 @@ BundleCase bundleCase(const Graph& graph, const std::vector<Tensor>& inputs, con
   for (int k = 0; k < g.input_size(); ++k) c.inputNames.push_back(g.input(k).name());
   for (int k = 0; k < g.output_size(); ++k) c.outputNames.push_back(g.output(k).name());
   c.meta = meta;
+  // The graph's own: a reduced sub-case's outputs are not its original's.
+  const std::vector<size_t> unreferenced = unreferencedOutputs(graph);
+  if (c.meta.is_object()) c.meta.erase("no_reference_outputs");
+  if (!unreferenced.empty()) c.meta["no_reference_outputs"] = unreferenced;
   return c;
 }
 
@@ -129,7 +134,7 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
       diffs.push_back({{"output", d.output}, {"kind", std::string(diffKindName(d.kind))}, {"detail", d.detail},
                        {"bad_elements", d.badElements}, {"max_abs_error", d.maxAbsError},
                        {"max_rel_error", d.maxRelError}});
-    const nlohmann::json meta = {
+    nlohmann::json meta = {
         {"bundle", name},
         {"hash", f.signature.hash()},
         {"class", f.signature.verdict},
@@ -151,6 +156,12 @@ fs::path writeBundle(const fs::path& root, const BundleCase& c, const BundleFind
         {"written_at", std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count()}};
+    if (c.graph) {  // outputs fed by an operator without a spec: test_data_set_0 holds zeros there
+      nlohmann::json names = nlohmann::json::array();
+      for (size_t k : unreferencedOutputs(*c.graph))
+        if (k < c.outputNames.size()) names.push_back(c.outputNames[k]);
+      if (!names.empty()) meta["no_reference_outputs"] = names;
+    }
     // Replace invalid UTF-8 (SUT messages are arbitrary bytes) rather than throw.
     writeFileBytes(temp / "meta.json", meta.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     writeFileBytes(temp / "repro.py", renderRepro(reproFacts(f, name)));

@@ -71,6 +71,7 @@ SubCase extractSubCase(const Graph& graph, const std::vector<Tensor>& values, co
     std::vector<TensorType> types;
     for (ValueId v : n.outputs) types.push_back(graph.value(v).type);
     const NodeId made = sub.graph.addNode(n.op, std::move(inputs), n.attrs, types, std::move(captures));
+    sub.graph.node(made).domain = n.domain;
     for (size_t k = 0; k < n.outputs.size(); ++k) mapped.emplace(n.outputs[k], sub.graph.node(made).outputs[k]);
   }
   const std::set<ValueId> wasOutput(graph.outputs().begin(), graph.outputs().end());

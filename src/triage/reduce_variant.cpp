@@ -24,7 +24,7 @@ std::optional<std::vector<Tensor>> runChecked(const Graph& graph, const std::vec
   for (ValueId w : graph.weights()) values[w] = *graph.value(w).data;
   for (NodeId id : graph.nodes()) {
     const Node& n = graph.node(id);
-    const OpSpec* spec = findOp(n.op);
+    const OpSpec* spec = findOp(n);
     if (!spec) return std::nullopt;
     std::vector<const Tensor*> operands;
     for (ValueId v : n.inputs) operands.push_back(v == kNoValue ? nullptr : &values[v]);
@@ -159,7 +159,7 @@ std::vector<ValueId> dataParams(const Graph& g) {
   for (ValueId v : g.params()) {
     bool shapeArgument = false;
     for (const Use& use : g.value(v).uses) {
-      const OpSpec* spec = findOp(g.node(use.node).op);
+      const OpSpec* spec = findOp(g.node(use.node));
       shapeArgument = shapeArgument || (spec && spec->isConstantInput(static_cast<int>(use.operand)));
     }
     if (!shapeArgument) out.push_back(v);

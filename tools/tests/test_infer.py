@@ -57,3 +57,27 @@ def test_ort_label_ends_on_a_model_over_its_budget(tmp_path):
                        input=str(tmp_path / "ok.onnx"), capture_output=True, text=True)
     assert r.returncode != 0 and r.stdout == ""
     assert "Timeout" in r.stderr
+
+
+def test_contrib_schema_dump_is_what_the_tool_writes(tmp_path):
+    # config/ort_contrib_schemas.json is tools/ort_contrib_schemas.py's output for the venv's ONNX Runtime.
+    committed = os.path.join(ROOT, "config", "ort_contrib_schemas.json")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ort_contrib_schemas.py"), "-o", tmp_path / "dump.json"],
+                   check=True)
+    with open(committed) as f:
+        assert (tmp_path / "dump.json").read_text() == f.read()
+    dump = json.loads((tmp_path / "dump.json").read_text())
+    gelu = next(s for s in dump["schemas"] if s["name"] == "Gelu")
+    assert gelu["cpu_kernel"] and gelu["inputs"][0]["type"] == "T"
+
+
+def test_committed_probe_rules_equal_what_infer_builds(nnfuzz, tmp_path):
+    # Operators the node tests lack, probed from their schemas (libonnx's and ONNX Runtime's
+    # com.microsoft dump) and labelled by ONNX Runtime; scripts/probe_rules.sh builds them all.
+    ops = ["LpPool", "GlobalLpPool", "com.microsoft.Gelu", "com.microsoft.FusedMatMul", "com.microsoft.QuickGelu"]
+    r = nnfuzz("infer", "--backend", "onnxruntime", "--probe", 24, "--probe-schemas",
+               os.path.join(ROOT, "config", "ort_contrib_schemas.json"), "--ops", ",".join(ops), "-o", tmp_path)
+    assert "com.microsoft schema probes" in r.stdout
+    for op in ops:
+        with open(os.path.join(ROOT, "rules", f"{op}.json")) as f:
+            assert (tmp_path / f"{op}.json").read_text() == f.read(), op
