@@ -10,6 +10,7 @@
 // engines do, and is unstable when its zero point or any element lands near .5.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ops/nn_util.h"
 #include "ops/quant_util.h"
@@ -179,6 +180,11 @@ bool dynamicUnstable(const KernelArgs& a) {
   // The scale follows the input's range: a range of a few ulps (a window's 0 that is -1e-17
   // here and 1e-8 in a SUT) decides the zero point by noise, unless the values are exact.
   if (!a.inputs[0]->exact && p.scale * 255 < kStabilityMargin) return true;
+  // A range of denormals (1.8e-44) gives a float32 scale of 0 or a denormal: x / scale is
+  // then inf or NaN in float32 (ONNX Runtime's zero point came out 255, ours 0).
+  const auto [lo, hi] = std::minmax_element(a.inputs[0]->data.begin(), a.inputs[0]->data.end());
+  const double range = std::max(*hi, 0.0) - std::min(*lo, 0.0);
+  if (range > 0 && range / 255 < static_cast<double>(std::numeric_limits<float>::min())) return true;
   if (distanceToInteger(p.rawZeroPoint - 0.5) < kStabilityMargin) return true;
   // The quotient the kernel rounds (float32, as engines compute it): ONNX Runtime was seen
   // to agree with it on every stable case of 20000 random tensors, quarter-grid ones included.
