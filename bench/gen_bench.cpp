@@ -34,7 +34,8 @@ void generateVerifySerialise(benchmark::State& state, const std::string& generat
   c.generator = generator;
   c.minOps = c.maxOps = static_cast<int>(state.range(0));
   validateConfig(c);
-  verifySerialise(state, [&](uint64_t index) { return generateCase(c, index); });
+  const std::unique_ptr<Generator> made = makeGenerator(c);
+  verifySerialise(state, [&](uint64_t index) { return generateCase(*made, c.seed, index); });
 }
 
 void BM_Isra(benchmark::State& state) { generateVerifySerialise(state, "isra"); }

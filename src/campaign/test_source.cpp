@@ -15,18 +15,19 @@ namespace {
 /// Random search: the generator alone, test i = (config, seed, i).
 class GeneratorSource : public TestSource {
  public:
-  explicit GeneratorSource(const GenConfig& config) : config_(config) {}
+  explicit GeneratorSource(const GenConfig& config) : config_(config), generator_(makeGenerator(config_)) {}
   std::string name() const override { return config_.generator; }
   DrawnTest draw(int64_t index) override {
     DrawnTest t;
     t.index = index;
     t.seed = caseSeed(config_.seed, static_cast<uint64_t>(index));
-    t.c = generateCase(config_, static_cast<uint64_t>(index));
+    t.c = generateCase(*generator_, config_.seed, static_cast<uint64_t>(index));
     return t;
   }
 
  private:
   GenConfig config_;
+  std::unique_ptr<Generator> generator_;  // made after config_, which it may keep a reference to
 };
 
 /// A model that favours `blocks`: the graph generator places them on its digraph; another

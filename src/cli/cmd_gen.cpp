@@ -151,10 +151,11 @@ void runGen(const GenOptions& o, CLI::App& cmd) {
   std::string firstProblem;
   std::map<std::string, int64_t> inserted;  // neuri: nodes per kind of insertion
   const auto start = std::chrono::steady_clock::now();
+  const std::unique_ptr<Generator> generator = makeGenerator(config);
   auto work = [&] {
     for (int64_t i = next++; i < candidates && !(keep && keep->finished()); i = next++) {
       const auto index = static_cast<uint64_t>(o.first + i);
-      GeneratedCase c = generateCase(config, index);
+      GeneratedCase c = generateCase(*generator, config.seed, index);
       if (keep && !keep->judge(i, c.graph)) continue;
       std::string problem;
       if (auto bad = verifyGraph(c.graph)) problem = "case " + caseName(index) + " does not verify: " + *bad;

@@ -33,7 +33,7 @@ class BlindGen : public Generator {
       }
   }
 
-  GeneratedCase generate(Rng& rng) override {
+  GeneratedCase generate(Rng& rng) const override {
     constexpr int kMaxAttempts = 2000000;
     GeneratedCase out;
     while (true) {
@@ -59,7 +59,7 @@ class BlindGen : public Generator {
 
  private:
   /// Appends one blindly drawn op if it checks; otherwise leaves the graph unchanged.
-  bool appendBlindOp(Graph& g, Rng& rng) {
+  bool appendBlindOp(Graph& g, Rng& rng) const {
     const OpSpec& spec = *ops_[rng.weighted(weights_)];
     const int maxArity = spec.maxGenInputs > 0 ? spec.maxGenInputs : spec.maxInputs;
     const int arity = static_cast<int>(rng.uniformInt(spec.minInputs, std::max(spec.minInputs, maxArity)));

@@ -52,7 +52,7 @@ class OpsetGen : public Generator {
     }
   }
 
-  GeneratedCase generate(Rng& rng) override {
+  GeneratedCase generate(Rng& rng) const override {
     // A single opset draws nothing, so such runs keep their bytes.
     const size_t k = inner_.size() == 1 ? 0 : rng.weighted(weights_);
     // Nodes are drawn in the opset's forms; a pass that rewrites the graph afterwards (the
@@ -84,8 +84,12 @@ uint64_t caseSeed(uint64_t seed, uint64_t index) {
 }
 
 GeneratedCase generateCase(const GenConfig& config, uint64_t index) {
-  Rng rng(caseSeed(config.seed, index));
-  return makeGenerator(config)->generate(rng);
+  return generateCase(*makeGenerator(config), config.seed, index);
+}
+
+GeneratedCase generateCase(const Generator& generator, uint64_t seed, uint64_t index) {
+  Rng rng(caseSeed(seed, index));
+  return generator.generate(rng);
 }
 
 }  // namespace nnfuzz

@@ -35,10 +35,12 @@ struct GeneratedCase {
   std::vector<std::string> opTypes() const;
 };
 
+/// A generator keeps no state between cases (generate is const), so one instance serves a
+/// whole run, from any number of threads, and case i is the same whichever instance makes it.
 class Generator {
  public:
   virtual ~Generator() = default;
-  virtual GeneratedCase generate(Rng& rng) = 0;
+  virtual GeneratedCase generate(Rng& rng) const = 0;
 };
 
 /// The generator the config names. The config must have passed validateConfig.
@@ -49,5 +51,7 @@ uint64_t caseSeed(uint64_t seed, uint64_t index);
 
 /// Generates case `index` of a run: makeGenerator(config) with caseSeed(config.seed, index).
 GeneratedCase generateCase(const GenConfig& config, uint64_t index);
+/// The same with a generator made once for the run (making one costs as much as a small case).
+GeneratedCase generateCase(const Generator& generator, uint64_t seed, uint64_t index);
 
 }  // namespace nnfuzz

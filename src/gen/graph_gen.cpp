@@ -353,7 +353,7 @@ std::shared_ptr<const BlockChoices> sharedChoices(const GenConfig& config, const
 class GraphGen : public Generator {
  public:
   explicit GraphGen(const GenConfig& config) : config_(config) {}
-  GeneratedCase generate(Rng& rng) override { return generateGraphModel(config_, graphCorpus(config_), {}, rng); }
+  GeneratedCase generate(Rng& rng) const override { return generateGraphModel(config_, graphCorpus(config_), {}, rng); }
 
  private:
   const GenConfig& config_;

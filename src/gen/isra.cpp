@@ -130,7 +130,7 @@ class IsraGen : public Generator {
         }
   }
 
-  GeneratedCase generate(Rng& rng) override {
+  GeneratedCase generate(Rng& rng) const override {
     GeneratedCase out;
     Graph& g = out.graph;
     ValuePool pool(g, rng, Reuse::ResultsAndSeed);
@@ -262,7 +262,7 @@ class IsraGen : public Generator {
  private:
   /// Places a required sequence on a runtime input (the first input_shapes one, or a fresh
   /// one the first operator takes); the chain's node ids, or nullopt if it did not fit.
-  std::optional<std::vector<NodeId>> placeChain(EvalBuilder& builder, const RequiredSequence& seq, Rng& rng) {
+  std::optional<std::vector<NodeId>> placeChain(EvalBuilder& builder, const RequiredSequence& seq, Rng& rng) const {
     const NetLimits& net = config_.net;
     // Many tries: parameter limits may reject most of what the samplers draw.
     for (int attempt = 0; attempt < kChainAttempts; ++attempt) {

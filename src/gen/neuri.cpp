@@ -58,7 +58,7 @@ class NeuriGen : public Generator {
       if (!ro.record->domain.empty()) ++opaqueOperands_[qualified(*ro.record)];
   }
 
-  GeneratedCase generate(Rng& rng) override {
+  GeneratedCase generate(Rng& rng) const override {
     GeneratedCase out;
     Graph& g = out.graph;
     ValuePool pool(g, rng);
@@ -100,11 +100,11 @@ class NeuriGen : public Generator {
     std::vector<ValueId> unknown;
   };
 
-  void note(Case& c, ValueId v) {
+  void note(Case& c, ValueId v) const {
     c.byType[toString(c.out.graph.value(v).type)].push_back(v);
     c.values.push_back(v);
   }
-  void noteUnknown(Case& c, ValueId v) {
+  void noteUnknown(Case& c, ValueId v) const {
     c.unknownByType[toString(c.out.graph.value(v).type)].push_back(v);
     c.unknown.push_back(v);
   }
@@ -113,7 +113,7 @@ class NeuriGen : public Generator {
 
   /// A value of exactly `type` the model holds, with the picking rate; kNoValue: make one.
   /// `opaque`: for an opaque node, which may take values without a reference too.
-  ValueId pickOfType(Case& c, const TensorType& type, bool opaque = false) {
+  ValueId pickOfType(Case& c, const TensorType& type, bool opaque = false) const {
     std::vector<ValueId> fits;
     if (auto it = c.byType.find(toString(type)); it != c.byType.end()) fits = it->second;
     if (auto it = c.unknownByType.find(toString(type)); opaque && it != c.unknownByType.end())
@@ -130,7 +130,7 @@ class NeuriGen : public Generator {
 
   // --- symbolic: a spec'd operator, by its spec or its rule -------------------------------
 
-  bool insertSymbolic(Case& c) {
+  bool insertSymbolic(Case& c) const {
     const size_t opaqueOps = opaquePartials_.size();
     if (opaqueOps > 0 && c.rng.bernoulli(static_cast<double>(opaqueOps) / static_cast<double>(opaqueOps + ops_.size())))
       return insertFromRule(c, nullptr, c.rng.pick(c.rng.pick(opaquePartials_)));
@@ -143,7 +143,7 @@ class NeuriGen : public Generator {
     return insertFromSpec(c, spec);
   }
 
-  bool insertFromSpec(Case& c, const OpSpec& spec) {
+  bool insertFromSpec(Case& c, const OpSpec& spec) const {
     Instantiation inst = instantiateOp(spec, c.rng, config_.limits, &c.pool, config_.pickingRate);
     if (!inst.ok()) return false;
     for (const TensorType& t : inst.outputTypes)
@@ -163,7 +163,7 @@ class NeuriGen : public Generator {
   }
 
   /// `spec` nullptr: an opaque operator (another domain), inserted by its rule alone.
-  bool insertFromRule(Case& c, const OpSpec* spec, size_t partial) {
+  bool insertFromRule(Case& c, const OpSpec* spec, size_t partial) const {
     const infer::BankPartial& bp = bank_->partials()[partial];
     const infer::Record& pattern = *c.rng.pick(bp.records);
     // Operands first (existing values of the record's dtype and rank), then the solver.
@@ -200,7 +200,7 @@ class NeuriGen : public Generator {
 
   // --- concrete: a record whose operand type a model value has ---------------------------
 
-  bool insertConcrete(Case& c) {
+  bool insertConcrete(Case& c) const {
     std::span<const infer::RecordOperand> candidates;
     ValueId anchor = kNoValue;
     if (!c.values.empty() && c.rng.bernoulli(config_.pickingRate)) {
@@ -237,7 +237,7 @@ class NeuriGen : public Generator {
 
   /// Appends the call `r` of `spec` on `chosen` values (kNoValue: a fresh operand of the
   /// record's type, or absent), if our spec agrees with its result types.
-  bool insertCall(Case& c, const OpSpec& spec, const infer::Record& r, const std::vector<ValueId>& chosen) {
+  bool insertCall(Case& c, const OpSpec& spec, const infer::Record& r, const std::vector<ValueId>& chosen) const {
     Attributes attrs = infer::attributesOf(r);
     std::vector<TensorType> types(r.inputs.size());
     std::vector<const TensorType*> typePtrs(r.inputs.size(), nullptr);
@@ -289,7 +289,7 @@ class NeuriGen : public Generator {
   /// Appends an opaque node (another domain's operator, no spec, no kernel): the call `r`
   /// on `chosen` values (kNoValue: a fresh operand of the record's type, or absent), its
   /// result types as the rule or record gives them. Its results have no reference value.
-  bool insertOpaque(Case& c, const infer::Record& r, const std::vector<ValueId>& chosen) {
+  bool insertOpaque(Case& c, const infer::Record& r, const std::vector<ValueId>& chosen) const {
     std::vector<TensorType> outputTypes;
     for (const infer::TensorSig& s : r.outputs) {
       outputTypes.push_back(infer::tensorTypeOf(s));
@@ -351,7 +351,7 @@ class NeuriGen : public Generator {
     return c.pool.within(v, opaqueRange(value.type.dtype));
   }
 
-  ValueId fresh(Case& c, Tensor data, bool constant) {
+  ValueId fresh(Case& c, Tensor data, bool constant) const {
     const ValueId v = constant || c.rng.bernoulli(config_.weightRate) ? c.builder.weight(std::move(data))
                                                                       : c.builder.input(std::move(data));
     note(c, v);
@@ -361,7 +361,7 @@ class NeuriGen : public Generator {
   /// Evaluates and appends; false when the results are unusable (fresh operands made for
   /// it stay as values later nodes may take; unused ones are dropped at the end).
   bool append(Case& c, const OpSpec& spec, std::vector<ValueId> operands, Attributes attrs,
-              const std::vector<TensorType>& outputTypes) {
+              const std::vector<TensorType>& outputTypes) const {
     std::vector<const Tensor*> data;
     for (ValueId v : operands) data.push_back(v == kNoValue ? nullptr : &c.pool.data(v));
     std::vector<Tensor> results;
@@ -376,7 +376,7 @@ class NeuriGen : public Generator {
     return true;
   }
 
-  void finish(Case& c) {
+  void finish(Case& c) const {
     Graph& g = c.out.graph;
     std::vector<ValueId> outputs;
     for (NodeId id : g.nodes()) appendGraphOutputs(g, id, c.rng, outputs);
