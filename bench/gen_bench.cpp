@@ -43,6 +43,16 @@ void BM_Randoop(benchmark::State& state) { generateVerifySerialise(state, "rando
 /// Concolic insertion: the per-op cost is time / ops/model (rules from rules/).
 void BM_Neuri(benchmark::State& state) { generateVerifySerialise(state, "neuri"); }
 
+/// Isra's 65 operators (config/isra65.json), to set against Isra's own generator at equal
+/// sizes (scripts/perf.sh): Arg(0) is its 1-30 operators, Arg(n) n operators.
+void BM_Isra65(benchmark::State& state) {
+  GenConfig c = loadConfigFile(std::string(NNFUZZ_SOURCE_DIR) + "/config/isra65.json");
+  if (state.range(0) > 0) c.minOps = c.maxOps = static_cast<int>(state.range(0));
+  validateConfig(c);
+  const std::unique_ptr<Generator> made = makeGenerator(c);
+  verifySerialise(state, [&](uint64_t index) { return generateCase(*made, c.seed, index); });
+}
+
 void BM_Graph(benchmark::State& state) {
   GenConfig c = defaultConfig();
   c.generator = "graph";
@@ -57,6 +67,7 @@ void BM_Graph(benchmark::State& state) {
 
 BENCHMARK(BM_Graph)->Arg(5)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Isra)->Arg(5)->Arg(10)->Arg(30)->Arg(100)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Isra65)->Arg(0)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Randoop)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Neuri)->Arg(5)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 

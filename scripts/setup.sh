@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything nnfuzz needs on a fresh Debian (bookworm) machine and builds it.
 #   Debian packages: compiler toolchain, protobuf, ONNX (protos, checker, shape inference,
-#   backend node-test data), GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json, SQLite;
+#   backend node-test data), GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json, SQLite,
+#   mimalloc (nnfuzz's allocator: generation makes many small allocations);
 #   for `nnfuzz report`: Chart.js (inlined into each report), Graphviz (model drawings) and
 #   Chromium (the headless-browser test of the report).
 #   Python (a virtualenv in .venv): onnx 1.22, numpy, pytest and the systems under test -
@@ -17,7 +18,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 packages=(build-essential cmake ninja-build pkg-config protobuf-compiler libprotobuf-dev
           libonnx-dev libonnx-testdata libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-          libfmt-dev nlohmann-json3-dev libsqlite3-dev libz3-dev python3 python3-venv
+          libfmt-dev nlohmann-json3-dev libsqlite3-dev libz3-dev libmimalloc-dev python3 python3-venv
           libjs-chart.js graphviz chromium)
 missing=()
 for p in "${packages[@]}"; do
