@@ -27,12 +27,28 @@ fi
 echo "nnfuzz isra:"
 "$NNFUZZ" cov "$work/ours" --metrics isra --corpus "$corpus" | tail -2
 if [ -n "$ISRA_DIR" ]; then
-  cp -r "$ISRA_DIR" "$work/isra"
+  cp -r "$ISRA_DIR" "$work/isra" && rm -rf "$work/isra/models"   # only this run's models
   sed -i 's/^import netron/# import netron/' "$work/isra/criterion.py"  # a viewer, unused here
   (cd "$work/isra" && "$OLDPWD/$PY" g.py --minnode 1 --maxnode 30 --pickrate 0.97 --case baseline --seed 100 \
      --loop 1 --times 1000 >/dev/null)
   echo "Isra (g.py --minnode 1 --maxnode 30 --pickrate 0.97 --seed 100):"
   "$NNFUZZ" cov "$work/isra/models" --metrics isra --corpus "$corpus" | tail -2
+fi
+
+echo "== Generation speed, per model, CPU: Isra's 65 operators at 1-30 and at 10 operators"
+BENCH=${BENCH:-$(dirname "$NNFUZZ")/nnfuzz_bench}
+"$BENCH" --benchmark_filter='BM_Isra65' --benchmark_min_time=2 2>/dev/null | grep BM_
+if [ -n "$ISRA_DIR" ]; then
+  for size in "1 30" "10 10"; do
+    set -- $size
+    # Isra's own timer around work(), as CPU time: the machine may be shared.
+    (cd "$work/isra" && rm -rf models/baseline && "$OLDPWD/$PY" -c '
+import runpy, sys, time
+time.perf_counter = time.process_time
+sys.argv = ["g.py"] + sys.argv[1:]
+runpy.run_path("g.py", run_name="__main__")' --minnode "$1" --maxnode "$2" --pickrate 0.97 --seed 100 --times 1000 >/dev/null 2>&1
+     printf 'Isra %s-%s operators: ' "$1" "$2"; tail -1 models/baseline/dice/"$1_$2_0.97"/time_*.txt)
+  done
 fi
 
 echo "== Writing cases: nnfuzz gen -n 2000 --seed 3 -j 1 (second of two runs)"
