@@ -54,7 +54,7 @@ int64_t toInt64Saturated(double x) {
   return static_cast<int64_t>(x);
 }
 
-double roundTo(DType dtype, double x) {
+double roundToIntegral(DType dtype, double x) {
   switch (dtype) {
     case DType::Float32: return static_cast<double>(static_cast<float>(x));
     case DType::Float64: return x;

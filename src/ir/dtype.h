@@ -27,8 +27,6 @@ std::optional<DType> dtypeFromOnnx(int elemType);
 inline bool isFloat(DType d) { return d == DType::Float32 || d == DType::Float64; }
 inline bool isInteger(DType d) { return !isFloat(d) && d != DType::Bool; }
 
-/// Rounds a double to the nearest value of `dtype`: float32 rounding, integer truncation
-/// toward zero with two's-complement wrap-around (what C and every SUT do), bool as x != 0.
 /// The largest double below 2^63. An int64 element is held as at most this (INT64_MAX,
 /// Slice's usual "to the end", becomes it), so converting any element back is defined.
 inline constexpr double kInt64Ceiling = 9223372036854774784.0;
@@ -36,6 +34,15 @@ inline constexpr double kInt64Ceiling = 9223372036854774784.0;
 double int64Element(int64_t value);
 /// A tensor element as an int64: saturated at both ends, NaN as 0.
 int64_t toInt64Saturated(double x);
-double roundTo(DType dtype, double x);
+/// roundTo for the integer types and bool.
+double roundToIntegral(DType dtype, double x);
+/// Rounds a double to the nearest value of `dtype`: float32 rounding, integer truncation
+/// toward zero with two's-complement wrap-around (what C and every SUT do), bool as x != 0.
+/// Inline: the reference kernels round every element they write.
+inline double roundTo(DType dtype, double x) {
+  if (dtype == DType::Float32) return static_cast<double>(static_cast<float>(x));
+  if (dtype == DType::Float64) return x;
+  return roundToIntegral(dtype, x);
+}
 
 }  // namespace nnfuzz
