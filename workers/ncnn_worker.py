@@ -5,13 +5,19 @@ Prepare converts the ONNX model to ncnn's format with pnnx (the converter binary
 `pnnx` wheel, run as a subprocess with a time limit: the stage "convert", so a converter
 failure, crash or hang is an MCF with phase "convert"), then loads model.ncnn.param/.bin into
 an ncnn.Net; run feeds it through an Extractor. Modes: `opt` = pnnx optlevel=2 and ncnn's
-Winograd, sgemm and packed-layout convolution paths on (ncnn's defaults); `noopt` = optlevel=0
-and those three off. Both modes keep every fp16/bf16 path off (storage, arithmetic, packed:
+Winograd, sgemm and packed-layout convolution paths on (ncnn's defaults); `noopt` = optlevel=1
+and those three off. Not optlevel=0: it skips pnnx's pass_level3/4, which the ncnn lowering
+relies on, so even a lone Tan or Reciprocal stays "aten::tan" in model.ncnn.param (pnnx's
+main.cpp; a pnnx level for its own PyTorch output, not for ncnn). A layer type ncnn does not
+have (ncnn.layer_to_index < 0) in what pnnx wrote is reported as a conversion failure. Both modes keep every fp16/bf16 path off (storage, arithmetic, packed:
 ncnn's defaults turn them on) and run one thread, so results compare with float32 references.
 
 What ncnn cannot take is refused with a clear message (config/unsupported.json lists it), never
 converted silently: ncnn's Mat holds float32 only, so a graph input or output of another element
-type is refused; it holds at most 4 dims and no batch axis. pnnx decides per input and output
+type is refused; it holds 1 to 4 dims and no batch axis, so a graph input of rank 0 or above 5,
+or of rank 4 or 5 whose dim 0 is not 1 (pnnx reads rank 4 as NCHW), is refused too, as is an
+ONNX operator pnnx has no conversion for (it writes it through under its ONNX name; any other
+layer type ncnn lacks is a conversion failure). pnnx decides per input and output
 whether its axis 0 is a batch axis (it says so in the model_ncnn.py it writes, batch_index=0);
 the worker follows that, exactly as that script does: such an input must have dim 0 = 1 and is
 handed over without it, such an output gets its leading axis of 1 back. An ONNX scalar (rank 0)
@@ -116,7 +122,7 @@ def read_blobs(script):
 class Ncnn(common.Backend):
     NAME = "ncnn"
     MODES = {"opt": "pnnx optlevel=2; ncnn Winograd, sgemm and packed layout on; fp16/bf16 off",
-             "noopt": "pnnx optlevel=0; ncnn Winograd, sgemm and packed layout off; fp16/bf16 off"}
+             "noopt": "pnnx optlevel=1; ncnn Winograd, sgemm and packed layout off; fp16/bf16 off"}
 
     def load(self):
         import ncnn
@@ -145,6 +151,10 @@ class Ncnn(common.Backend):
             if len(shape) == 0 or len(shape) > 5:
                 raise NcnnUnsupported(f"graph input {info.name} has rank {len(shape)}: "
                                       "ncnn's Mat holds 1 to 4 dims (unsupported rank)")
+            if len(shape) >= 4 and shape[0] != 1:  # pnnx reads it as N x (C, [D,] H, W)
+                raise NcnnUnsupported(f"graph input {info.name} has batch {shape[0]}: ncnn's Mat has no batch axis, "
+                                      "pnnx takes axis 0 as one (unsupported batch)")
+        self.check_batches(model)
         work = os.path.join(self.dir, "case")
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
@@ -184,9 +194,29 @@ class Ncnn(common.Backend):
         ranks = [len(o.type.tensor_type.shape.dim) for o in model.graph.output]
         return net, in_blobs, out_blobs, ranks
 
+    # Operators whose axis 0 is a batch: pnnx lowers them to ncnn layers that work on one image
+    # (Convolution, Pooling, ...), so it reads that axis as the batch ncnn does not have.
+    BATCHED = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool",
+               "GlobalLpPool", "BatchNormalization", "InstanceNormalization", "LRN", "DepthToSpace", "SpaceToDepth",
+               "GridSample", "Resize", "Upsample", "GroupNormalization", "MaxUnpool", "MaxRoiPool", "RoiAlign"}
+
+    def check_batches(self, model):
+        """Refuses a model where an operator with a batch axis gets a batch other than 1."""
+        import onnx
+        inferred = onnx.shape_inference.infer_shapes(model)
+        shapes = {v.name: [d.dim_value if d.HasField("dim_value") else None for d in v.type.tensor_type.shape.dim]
+                  for v in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
+        shapes.update({t.name: list(t.dims) for t in model.graph.initializer})
+        for node in model.graph.node:
+            shape = shapes.get(node.input[0]) if node.op_type in self.BATCHED and node.input else None
+            if shape and shape[0] not in (1, None):
+                raise NcnnUnsupported(f"{node.op_type} node {node.name or node.output[0]} gets batch {shape[0]}: "
+                                      "ncnn's Mat has no batch axis, pnnx takes axis 0 as one (unsupported batch)")
+
     def convert(self, work, shapes):
         """Runs pnnx in `work`; returns model_ncnn.py's text and model.ncnn.param's."""
-        level = "2" if self.mode == "opt" else "0"
+        import onnx
+        level = "2" if self.mode == "opt" else "1"
         shape_arg = ",".join("[" + ",".join(str(d) for d in shape) + "]f32" for shape in shapes)
         command = [self.pnnx, "model.onnx", f"optlevel={level}", "fp16=0", "device=cpu"]
         if shapes:
@@ -198,7 +228,8 @@ class Ncnn(common.Backend):
             output = (exc.stdout or "") + (exc.stderr or "") if isinstance(exc.stdout, str) else ""
             raise ConversionFailed(f"pnnx did not finish in {CONVERT_SECONDS} s: {pnnx_error_lines(output)}") from None
         output = done.stdout + "\n" + done.stderr
-        sys.stderr.write(output[-20000:])  # kept with the finding if prepare fails
+        if done.returncode != 0:
+            sys.stderr.write(output[-20000:])  # kept with the finding
         if done.returncode < 0:
             name = signal.Signals(-done.returncode).name
             raise ConversionFailed(f"pnnx died by {name}: {pnnx_error_lines(output)}")
@@ -208,7 +239,18 @@ class Ncnn(common.Backend):
                                    f"{'wrote' if os.path.exists(paths[1]) else 'no'} model.ncnn.param: "
                                    f"{pnnx_error_lines(output)}")
         with open(paths[0]) as f, open(paths[1]) as g:
-            return f.read(), g.read()
+            script, param = f.read(), g.read()
+        # pnnx writes what it could not lower as the operator it found (aten::tan, F.batch_norm,
+        # prim::Constant, an ONNX op name) and exits 0; ncnn would refuse the file at load_param.
+        layers = [line.split()[:2] for line in param.splitlines()[2:] if line.strip()]
+        foreign = sorted({kind for kind, _ in layers if self.ncnn.layer_to_index(kind) < 0})
+        unknown = [kind for kind in foreign if onnx.defs.has(kind)]  # passed through under its ONNX name
+        if unknown:
+            raise ConversionFailed(f"pnnx has no conversion for the ONNX operators {', '.join(unknown)} "
+                                   "(unsupported operator: written through to model.ncnn.param)")
+        if foreign:
+            raise ConversionFailed(f"pnnx wrote layers ncnn does not have: {', '.join(foreign)}")
+        return script, param
 
     def run(self, prepared, feeds):
         net, in_blobs, out_blobs, ranks = prepared

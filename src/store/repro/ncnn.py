@@ -2,7 +2,7 @@
 # Converts with the pnnx binary from the pnnx wheel (a subprocess: the step "convert"; pnnx's
 # Python package itself is not imported, it imports torch), then runs model.ncnn.param/.bin
 # with ncnn's Python API, one thread, fp16/bf16 off. Modes: opt = pnnx optlevel=2 and ncnn's
-# Winograd, sgemm and packed layout on; noopt = optlevel=0 and those off. Blob names and the
+# Winograd, sgemm and packed layout on; noopt = optlevel=1 and those off. Blob names and the
 # batch axis are read from the model_ncnn.py pnnx writes (batch_index=0: axis 0 is a batch
 # axis of 1, dropped on the way in and put back on the way out), as nnfuzz's worker does
 # (workers/ncnn_worker.py); a rank-0 output comes back from a one-element Mat as a scalar.
@@ -71,7 +71,7 @@ def prepare(model_path, mode):
     shutil.copyfile(model_path, os.path.join(work, "model.onnx"))
     stage("convert")
     pnnx = os.path.join(list(importlib.util.find_spec("pnnx").submodule_search_locations)[0], "pnnx")
-    command = [pnnx, "model.onnx", "optlevel=%s" % ("2" if mode == "opt" else "0"), "fp16=0", "device=cpu"]
+    command = [pnnx, "model.onnx", "optlevel=%s" % ("2" if mode == "opt" else "1"), "fp16=0", "device=cpu"]
     if shapes:
         command.append("inputshape=" + ",".join("[%s]f32" % ",".join(map(str, s)) for s in shapes))
     done = subprocess.run(command, cwd=work, capture_output=True, text=True, errors="replace", timeout=50)
@@ -82,8 +82,16 @@ def prepare(model_path, mode):
     if done.returncode != 0 or not all(os.path.exists(p) for p in paths):
         raise RuntimeError("pnnx exited with status %d and %s model.ncnn.param: %s" % (
             done.returncode, "wrote" if os.path.exists(paths[1]) else "no", pnnx_error_lines(output)))
-    with open(paths[0]) as f:
-        script = f.read()
+    with open(paths[0]) as f, open(paths[1]) as g:
+        script, param = f.read(), g.read()
+    foreign = sorted({line.split()[0] for line in param.splitlines()[2:]
+                      if line.strip() and ncnn.layer_to_index(line.split()[0]) < 0})
+    unknown = [kind for kind in foreign if onnx.defs.has(kind)]
+    if unknown:
+        raise RuntimeError("pnnx has no conversion for the ONNX operators %s "
+                           "(unsupported operator: written through to model.ncnn.param)" % ", ".join(unknown))
+    if foreign:
+        raise RuntimeError("pnnx wrote layers ncnn does not have: %s" % ", ".join(foreign))
     in_blobs = [(blob, int(bi) if bi else 233) for blob, _, bi in _INPUT_LINE.findall(script)]
     extracted = dict(_EXTRACT_LINE.findall(script))
     out_blobs = [(extracted.get(var, var), int(bi) if bi else 233) for var, bi in _OUTPUT_LINE.findall(script)]
