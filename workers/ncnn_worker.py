@@ -16,8 +16,8 @@ What ncnn cannot take is refused with a clear message (config/unsupported.json l
 converted silently: ncnn's Mat holds float32 only, so a graph input or output of another element
 type is refused; it holds 1 to 4 dims and no batch axis, so a graph input of rank 0 or above 5,
 or of rank 4 or 5 whose dim 0 is not 1 (pnnx reads rank 4 as NCHW), is refused too, as is an
-ONNX operator pnnx has no conversion for (it writes it through under its ONNX name; any other
-layer type ncnn lacks is a conversion failure). pnnx decides per input and output
+ONNX operator pnnx has no conversion for at all (it writes it through under its ONNX name;
+config/unsupported.json lists those; any other layer type ncnn lacks is a conversion failure). pnnx decides per input and output
 whether its axis 0 is a batch axis (it says so in the model_ncnn.py it writes, batch_index=0);
 the worker follows that, exactly as that script does: such an input must have dim 0 = 1 and is
 handed over without it, such an output gets its leading axis of 1 back. An ONNX scalar (rank 0)
@@ -245,11 +245,13 @@ class Ncnn(common.Backend):
         layers = [line.split()[:2] for line in param.splitlines()[2:] if line.strip()]
         foreign = sorted({kind for kind, _ in layers if self.ncnn.layer_to_index(kind) < 0})
         unknown = [kind for kind in foreign if onnx.defs.has(kind)]  # passed through under its ONNX name
+        # The message names one operator (the first): a signature per operator, not per mix.
         if unknown:
-            raise ConversionFailed(f"pnnx has no conversion for the ONNX operators {', '.join(unknown)} "
-                                   "(unsupported operator: written through to model.ncnn.param)")
+            sys.stderr.write(f"pnnx left these ONNX operators unconverted: {', '.join(unknown)}\n")
+            raise ConversionFailed(f"pnnx left the ONNX operator {unknown[0]} unconverted (written through to model.ncnn.param)")
         if foreign:
-            raise ConversionFailed(f"pnnx wrote layers ncnn does not have: {', '.join(foreign)}")
+            sys.stderr.write(f"pnnx wrote these layers ncnn does not have: {', '.join(foreign)}\n")
+            raise ConversionFailed(f"pnnx wrote a layer ncnn does not have: {foreign[0]}")
         return script, param
 
     def run(self, prepared, feeds):

@@ -88,10 +88,9 @@ def prepare(model_path, mode):
                       if line.strip() and ncnn.layer_to_index(line.split()[0]) < 0})
     unknown = [kind for kind in foreign if onnx.defs.has(kind)]
     if unknown:
-        raise RuntimeError("pnnx has no conversion for the ONNX operators %s "
-                           "(unsupported operator: written through to model.ncnn.param)" % ", ".join(unknown))
+        raise RuntimeError("pnnx left the ONNX operator %s unconverted (written through to model.ncnn.param)" % unknown[0])
     if foreign:
-        raise RuntimeError("pnnx wrote layers ncnn does not have: %s" % ", ".join(foreign))
+        raise RuntimeError("pnnx wrote a layer ncnn does not have: %s" % foreign[0])
     in_blobs = [(blob, int(bi) if bi else 233) for blob, _, bi in _INPUT_LINE.findall(script)]
     extracted = dict(_EXTRACT_LINE.findall(script))
     out_blobs = [(extracted.get(var, var), int(bi) if bi else 233) for var, bi in _OUTPUT_LINE.findall(script)]
