@@ -69,7 +69,15 @@ def matmul_softmax():
                     [helper.make_tensor_value_info("y", F, [2, 3])]), [f32(2, 6), f32(6, 3)]
 
 
-MODELS = {"conv_block": conv_block, "two_inputs_two_outputs": two_inputs_two_outputs, "matmul_softmax": matmul_softmax}
+def sum_to_scalar():
+    """A rank-0 output (ReduceSum over every axis, keepdims 0): ncnn has no 0-d Mat, the worker
+    reads the one-element Mat back as a scalar."""
+    nodes = [helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0), helper.make_node("Sigmoid", ["x"], ["s"])]
+    return model_of(nodes, [helper.make_tensor_value_info("x", F, [2, 3])],
+                    [helper.make_tensor_value_info("y", F, []), helper.make_tensor_value_info("s", F, [2, 3])]), [f32(2, 3)]
+
+
+MODELS = {"conv_block": conv_block, "sum_to_scalar": sum_to_scalar, "two_inputs_two_outputs": two_inputs_two_outputs, "matmul_softmax": matmul_softmax}
 
 
 @pytest.fixture(scope="module")
