@@ -37,6 +37,10 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 # onnx2torch without its torchvision dependency: PyPI's torchvision is the CUDA build, which
 # cannot load next to the CPU torch (workers/pytorch_worker.py stands in for the two calls).
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps onnx2torch==1.5.15
+# ncnn, and pnnx (its ONNX converter, a self-contained binary in the wheel) without its torch
+# dependency: pip would replace the pinned CPU torch 2.13.0 by a CUDA build of a newer one.
+.venv/bin/python -m pip install -q --disable-pip-version-check ncnn==1.0.20261020
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps pnnx==20261020
 # OpenCV 5 has no Caffe importer: OpenCV 4.12 beside it, for workers/opencv_caffe_worker.py only.
 if [ ! -d .venv/opencv4/cv2 ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --target .venv/opencv4 \

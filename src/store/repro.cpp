@@ -38,6 +38,9 @@ const char* const kOnnxSim =
 const char* const kPyTorch =
 #include "repro_pytorch.inc"
     ;
+const char* const kNcnn =
+#include "repro_ncnn.inc"
+    ;
 const char* const kGeneric =
 #include "repro_generic.inc"
     ;
@@ -52,6 +55,7 @@ std::string backendTemplate(const std::string& backend) {
   if (backend == "opencv-caffe") return kOpenCvCaffe;
   if (backend == "mnn") return kMnn;
   if (backend == "pytorch") return kPyTorch;
+  if (backend == "ncnn") return kNcnn;
   if (backend == "onnxoptimizer") return std::string(kOrtNoopt) + "\n\n" + kOnnxOptimizer;
   if (backend == "onnxsim") return std::string(kOrtNoopt) + "\n\n" + kOnnxSim;
   return "";
@@ -72,6 +76,7 @@ std::string pipPackageOf(const std::string& backend) {
 
 std::string reproExtraPackages(const std::string& backend) {
   if (backend == "pytorch") return "onnx2torch ";
+  if (backend == "ncnn") return "pnnx ";  // its converter binary; pip's --no-deps spares torch, which it does not need
   return backend == "onnxoptimizer" || backend == "onnxsim" ? "onnxruntime " : "";
 }
 
