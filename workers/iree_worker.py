@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-TIMEOUT_SECONDS = float(os.environ.get("NNFUZZ_IREE_TIMEOUT", "60"))
+TIMEOUT_SECONDS = float(os.environ.get("NNFUZZ_IREE_TIMEOUT", "40"))
 COMMON_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                 "--iree-input-demote-f64-to-f32=false", "--iree-input-demote-i64-to-i32=false"]
 MODE_FLAGS = {"opt": ["--iree-opt-level=O2", "--iree-llvmcpu-target-cpu=host"],
@@ -70,8 +70,8 @@ def gist(text):
         line = line.strip()
         diag = re.search(r"\b(error|LLVM ERROR|Assertion .* failed|UNREACHABLE)\b:?(.*)", line)
         if re.match(r"^[\w.]*(Error|Exception)\b", line) or (diag and not line.startswith("File ")):
-            line = re.sub(r"^\S+:\d+:\d+: ", "", line)  # the .mlir file's line:column
-            kept.append(re.sub(r"(marked illegal): %.*", r"\1", line))  # the op's full text
+            line = re.sub(r"^(\S+:\d+:\d+|<unknown>:\d+): (error: )?", "", line)  # the .mlir file's line:column
+            kept.append(re.sub(r"(marked illegal|failed to legalize operation '[\w.]+'): %.*", r"\1", line))  # the op's text
             follow = " ".join(lines[n + 1:n + 3])
             op = re.search(r'torch\.operator "(onnx\.\w+)"', follow) or re.search(r'"(onnx\.\w+)"', line)
             if op and op.group(1) not in kept[-1]:
@@ -91,7 +91,7 @@ def crash_gist(text):
     return " | ".join(dict.fromkeys(chosen)) if chosen else gist(text)
 
 
-def run_step(argv, failure, stage_name):
+def run_step(tool, argv, failure, stage_name):
     """Runs one step; its stderr goes on to ours (kept by nnfuzz) and, distilled, into the
     exception raised when it fails, dies or hangs. The stage is attached to the exception."""
     with common.stage(stage_name):
@@ -100,8 +100,7 @@ def run_step(argv, failure, stage_name):
                                   stderr=subprocess.PIPE, timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired as exc:
             sys.stderr.write((exc.stderr or b"").decode("utf-8", "replace"))
-            raise Timeout(f"{os.path.basename(argv[0]) if 'python' not in argv[0] else 'iree-import-onnx'} "
-                          f"ran longer than {TIMEOUT_SECONDS:g} s") from None
+            raise Timeout(f"{tool} ran longer than {TIMEOUT_SECONDS:g} s") from None
         text = proc.stderr.decode("utf-8", "replace") + proc.stdout.decode("utf-8", "replace")
         sys.stderr.write(text)
         if proc.returncode < 0:
@@ -126,17 +125,17 @@ class Iree(common.Backend):
         self.compiler = binaries.find_tool("iree-compile")
         self.dir = tempfile.mkdtemp(prefix="nnfuzz-iree-")
         self.config = rt.Config("local-sync")
-        return (f"compiler {metadata.version('iree-base-compiler')}, "
-                f"runtime {metadata.version('iree-base-runtime')}")
+        compiler, runtime = metadata.version("iree-base-compiler"), metadata.version("iree-base-runtime")
+        return compiler if compiler == runtime else f"compiler {compiler}, runtime {runtime}"
 
     def prepare(self, model_path, model):
         mlir, vmfb = os.path.join(self.dir, "model.mlir"), os.path.join(self.dir, "model.vmfb")
         for path in (mlir, vmfb):
             if os.path.exists(path):
                 os.remove(path)
-        run_step([sys.executable, "-m", "iree.compiler.tools.import_onnx", model_path, "-o", mlir],
+        run_step("iree-import-onnx", [sys.executable, "-m", "iree.compiler.tools.import_onnx", model_path, "-o", mlir],
                  ImportFailed, "convert")
-        run_step([self.compiler, mlir, *compile_flags(self.mode), "-o", vmfb], CompileFailed, "compile")
+        run_step("iree-compile", [self.compiler, mlir, *compile_flags(self.mode), "-o", vmfb], CompileFailed, "compile")
         with open(vmfb, "rb") as f:
             flatbuffer = f.read()
         context = self.rt.SystemContext(config=self.config)

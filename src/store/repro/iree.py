@@ -3,7 +3,7 @@
 # as subprocesses, as nnfuzz's worker runs them (workers/iree_worker.py), with f64 and i64 kept;
 # the .vmfb then runs in-process on the local-sync driver, calling the function named after
 # the graph. Modes: opt = --iree-opt-level=O2 for the host CPU, noopt = O0 for the host CPU,
-# generic = O2 for a generic CPU. A step's failure or death becomes an exception whose message
+# generic = O2 for a generic CPU. A step's failure, death or hang becomes an exception whose message
 # is distilled from its stderr the way the worker distils it, so the message compares equal.
 import re
 import signal
@@ -13,6 +13,7 @@ from iree.compiler.tools import binaries
 
 FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
          "--iree-input-demote-f64-to-f32=false", "--iree-input-demote-i64-to-i32=false"]
+STEP_SECONDS = 40  # the worker's limit for one step: longer is the finding "Timeout"
 MODE_FLAGS = {"opt": ["--iree-opt-level=O2", "--iree-llvmcpu-target-cpu=host"],
               "noopt": ["--iree-opt-level=O0", "--iree-llvmcpu-target-cpu=host"],
               "generic": ["--iree-opt-level=O2", "--iree-llvmcpu-target-cpu=generic"]}
@@ -30,6 +31,10 @@ class ToolCrashed(Exception):
     pass
 
 
+class Timeout(Exception):
+    pass
+
+
 def gist(text):
     """MLIR "error:" lines without their file:line:col, the ONNX operator a failing
     torch.operator stands for, Python exceptions' last lines, LLVM's fatal lines."""
@@ -39,8 +44,8 @@ def gist(text):
         line = line.strip()
         diag = re.search(r"\b(error|LLVM ERROR|Assertion .* failed|UNREACHABLE)\b:?(.*)", line)
         if re.match(r"^[\w.]*(Error|Exception)\b", line) or (diag and not line.startswith("File ")):
-            line = re.sub(r"^\S+:\d+:\d+: ", "", line)
-            kept.append(re.sub(r"(marked illegal): %.*", r"\1", line))
+            line = re.sub(r"^(\S+:\d+:\d+|<unknown>:\d+): (error: )?", "", line)
+            kept.append(re.sub(r"(marked illegal|failed to legalize operation '[\w.]+'): %.*", r"\1", line))
             follow = " ".join(lines[n + 1:n + 3])
             op = re.search(r'torch\.operator "(onnx\.\w+)"', follow) or re.search(r'"(onnx\.\w+)"', line)
             if op and op.group(1) not in kept[-1]:
@@ -60,9 +65,13 @@ def crash_gist(text):
     return " | ".join(dict.fromkeys(chosen)) if chosen else gist(text)
 
 
-def step(argv, failure, name):
+def step(tool, argv, failure, name):
     stage(name)
-    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=STEP_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise Timeout("%s ran longer than %g s" % (tool, STEP_SECONDS)) from None
     text = proc.stderr.decode("utf-8", "replace") + proc.stdout.decode("utf-8", "replace")
     sys.stderr.write(text)
     if proc.returncode < 0:
@@ -74,8 +83,8 @@ def step(argv, failure, name):
 def prepare(model_path, mode):
     work = tempfile.mkdtemp(prefix="nnfuzz-repro-iree-")
     mlir, vmfb = os.path.join(work, "model.mlir"), os.path.join(work, "model.vmfb")
-    step([sys.executable, "-m", "iree.compiler.tools.import_onnx", model_path, "-o", mlir], ImportFailed, "convert")
-    step([binaries.find_tool("iree-compile"), mlir, *FLAGS, *MODE_FLAGS[mode], "-o", vmfb], CompileFailed, "compile")
+    step("iree-import-onnx", [sys.executable, "-m", "iree.compiler.tools.import_onnx", model_path, "-o", mlir], ImportFailed, "convert")
+    step("iree-compile", [binaries.find_tool("iree-compile"), mlir, *FLAGS, *MODE_FLAGS[mode], "-o", vmfb], CompileFailed, "compile")
     stage("prepare")
     with open(vmfb, "rb") as f:
         flatbuffer = f.read()
