@@ -14,6 +14,9 @@ Modes set the compiler's optimisation level: `opt` = --iree-opt-level=O2 for the
 (--iree-input-demote-f64-to-f32=false, --iree-input-demote-i64-to-i32=false): IREE demotes
 f64 by default, which would compare f32 results against our double reference.
 
+IREE's integers are signless, so an unsigned result comes back as the signed numpy type of its
+width with the right bits; it is viewed as the declared type (signed_as_declared).
+
 A subprocess that outlives TIMEOUT_SECONDS is killed and reported as an error of type
 Timeout; nnfuzz's prepare limit for this backend (config/backends.json) is set above twice
 that, so a hang is reported by the worker with its stage instead of killing the worker.
@@ -110,6 +113,17 @@ def run_step(tool, argv, failure, stage_name):
             raise failure(gist(text))
 
 
+def signed_as_declared(value, declared):
+    """IREE's integers are signless (MLIR's builtin types): a ui8 result comes back as numpy
+    int8 with the right bits. Such a result is viewed as the declared type of the same width;
+    any other dtype difference stays, as a finding."""
+    declared = np.dtype(declared)
+    if (value.dtype.kind in "iu" and declared.kind in "iu" and value.dtype != declared
+            and value.dtype.itemsize == declared.itemsize):
+        return value.view(declared)
+    return value
+
+
 class Iree(common.Backend):
     NAME = "iree"
     MODES = {"opt": "iree-compile --iree-opt-level=O2, llvm-cpu for the host CPU",
@@ -129,6 +143,7 @@ class Iree(common.Backend):
         return compiler if compiler == runtime else f"compiler {compiler}, runtime {runtime}"
 
     def prepare(self, model_path, model):
+        import onnx
         mlir, vmfb = os.path.join(self.dir, "model.mlir"), os.path.join(self.dir, "model.vmfb")
         for path in (mlir, vmfb):
             if os.path.exists(path):
@@ -142,14 +157,16 @@ class Iree(common.Backend):
         vm_module = self.rt.VmModule.copy_buffer(context.instance, flatbuffer)
         context.add_vm_module(vm_module)
         function = context.modules[vm_module.name][model.graph.name]
-        return context, function, [o.type.tensor_type.elem_type for o in model.graph.output]
+        declared = [onnx.helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type) for o in model.graph.output]
+        return context, function, declared
 
     def run(self, prepared, feeds):
-        _, function, _ = prepared
+        _, function, declared = prepared
         results = function(*[arr for _, arr in feeds])
         if not isinstance(results, (tuple, list)):  # a single result comes back bare
             results = (results,)
-        return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
+        return [signed_as_declared(np.asarray(r.to_host() if hasattr(r, "to_host") else r), want)
+                for r, want in zip(results, declared)]
 
 
 if __name__ == "__main__":

@@ -63,6 +63,15 @@ def int64_bool_inputs():
         [i, np.array(3, np.int64), np.array([[True, False, True], [False, True, True]])]
 
 
+def uint8_wrap():
+    """uint8 in and out, wrapping: IREE's integers are signless, the result comes back as
+    int8 bits and must be handed on as the declared uint8."""
+    nodes = [helper.make_node("Add", ["u", "u"], ["y"])]
+    return model_of(nodes, [helper.make_tensor_value_info("u", TensorProto.UINT8, [4])],
+                    [helper.make_tensor_value_info("y", TensorProto.UINT8, [4])]), \
+        [np.array([200, 100, 7, 128], np.uint8)]
+
+
 def constant_only():
     """No runtime input at all: the function takes no argument."""
     init = [numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "c")]
@@ -81,7 +90,7 @@ def write_inputs_only(folder, model, inputs):
 
 
 MODELS = {"conv_block": conv_block, "double_bool_scalar": double_bool_scalar,
-          "int64_bool_inputs": int64_bool_inputs, "constant_only": constant_only}
+          "int64_bool_inputs": int64_bool_inputs, "uint8_wrap": uint8_wrap, "constant_only": constant_only}
 
 
 @pytest.fixture(scope="module")

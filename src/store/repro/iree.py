@@ -91,12 +91,22 @@ def prepare(model_path, mode):
     context = iree.runtime.SystemContext(config=iree.runtime.Config("local-sync"))
     module = iree.runtime.VmModule.copy_buffer(context.instance, flatbuffer)
     context.add_vm_module(module)
-    return context, context.modules[module.name][onnx.load(model_path).graph.name]
+    model = onnx.load(model_path)
+    declared = [np.dtype(onnx.helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type)) for o in model.graph.output]
+    return context, context.modules[module.name][model.graph.name], declared
 
 
 def run(prepared, feeds):
-    _, function = prepared
+    """IREE's integers are signless: an unsigned result comes back signed with the right bits,
+    and is viewed as the declared type of the same width, as nnfuzz's worker does."""
+    _, function, declared = prepared
     results = function(*feeds.values())
     if not isinstance(results, (tuple, list)):
         results = (results,)
-    return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
+    out = []
+    for r, want in zip(results, declared):
+        value = np.asarray(r.to_host() if hasattr(r, "to_host") else r)
+        if value.dtype.kind in "iu" and want.kind in "iu" and value.dtype != want and value.dtype.itemsize == want.itemsize:
+            value = value.view(want)
+        out.append(value)
+    return out
