@@ -165,7 +165,9 @@ class Iree(common.Backend):
         results = function(*[arr for _, arr in feeds])
         if not isinstance(results, (tuple, list)):  # a single result comes back bare
             results = (results,)
-        return [signed_as_declared(np.asarray(r.to_host() if hasattr(r, "to_host") else r), want)
+        # Copied while the DeviceArray lives: to_host() may map the result's buffer, and a view
+        # of it outlives the buffer otherwise (read back as freed memory: campaign c22).
+        return [signed_as_declared(np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True), want)
                 for r, want in zip(results, declared)]
 
 

@@ -1,5 +1,7 @@
 """IREE (iree-import-onnx, iree-compile for llvm-cpu, the in-process runtime), real, in every
 mode, on tiny checker-valid models; and where a failure of each step of prepare is filed."""
+import os
+
 import numpy as np
 import onnx
 import pytest
@@ -170,3 +172,25 @@ def test_a_compiler_crash_is_a_finding_and_the_worker_lives(driver, tmp_path):
                                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])]), [np.ones(4, np.float32)])
     prepare, run = d.request(folder, tmp_path / "out2")
     assert run["status"] == "ok" and (load_tensor(run["outputs"][0]) == -1).all(), run
+
+
+def test_results_are_read_while_their_buffers_live(driver, tmp_path, monkeypatch):
+    # Under nnfuzz's heap checks (freed memory filled with 165), a result read through a view
+    # of a buffer already released came back as 165 (campaign c22's DynamicQuantizeLinear
+    # "bug"): the worker must copy each result out while its DeviceArray lives.
+    debug = "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0"
+    if not os.path.exists(debug):
+        pytest.skip("glibc's malloc debug library is not at " + debug)
+    monkeypatch.setenv("LD_PRELOAD", debug)
+    monkeypatch.setenv("MALLOC_CHECK_", "3")
+    monkeypatch.setenv("MALLOC_PERTURB_", "165")
+    init = [numpy_helper.from_array(np.array([[1.0]], np.float32), "x")]
+    model = model_of([helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "scale", "zero"])], [],
+                     [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 1])], init)
+    folder = tmp_path / "dql"
+    write_case(folder, model, [])
+    d = driver(worker_argv("iree", "noopt"))
+    prepare, run = d.request(folder, tmp_path / "out")
+    assert run["status"] == "ok", run
+    got = load_tensor(run["outputs"][0])
+    assert got.dtype == np.uint8 and got.tolist() == [[255]], got

@@ -105,7 +105,7 @@ def run(prepared, feeds):
         results = (results,)
     out = []
     for r, want in zip(results, declared):
-        value = np.asarray(r.to_host() if hasattr(r, "to_host") else r)
+        value = np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True)  # a mapped view dies with r
         if value.dtype.kind in "iu" and want.kind in "iu" and value.dtype != want and value.dtype.itemsize == want.itemsize:
             value = value.view(want)
         out.append(value)
