@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-TIMEOUT_SECONDS = float(os.environ.get("NNFUZZ_IREE_TIMEOUT", "40"))
+TIMEOUT_SECONDS = float(os.environ.get("NNFUZZ_IREE_TIMEOUT", "90"))
 COMMON_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                 "--iree-input-demote-f64-to-f32=false", "--iree-input-demote-i64-to-i32=false"]
 MODE_FLAGS = {"opt": ["--iree-opt-level=O2", "--iree-llvmcpu-target-cpu=host"],

@@ -13,7 +13,7 @@ from iree.compiler.tools import binaries
 
 FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
          "--iree-input-demote-f64-to-f32=false", "--iree-input-demote-i64-to-i32=false"]
-STEP_SECONDS = 40  # the worker's limit for one step: longer is the finding "Timeout"
+STEP_SECONDS = 90  # the worker's limit for one step: longer is the finding "Timeout"
 MODE_FLAGS = {"opt": ["--iree-opt-level=O2", "--iree-llvmcpu-target-cpu=host"],
               "noopt": ["--iree-opt-level=O0", "--iree-llvmcpu-target-cpu=host"],
               "generic": ["--iree-opt-level=O2", "--iree-llvmcpu-target-cpu=generic"]}
