@@ -7,6 +7,7 @@
 #   Chromium (the headless-browser test of the report).
 #   Python (a virtualenv in .venv): onnx 1.22, numpy, pytest and the systems under test -
 #   onnxruntime, openvino, apache-tvm, opencv-python-headless, MNN, onnxoptimizer, onnxsim, and
+#   IREE 3.13.0 (compiler with its ONNX importer, runtime),
 #   torch 2.13.0 with onnx2torch (torch always pinned: this version installs the CPU build, an
 #   unpinned one pulls GBs of CUDA), and Ray (campaigns across machines, tools/ray_fuzz.py);
 #   together ~2 GB installed - used by the validation
@@ -34,6 +35,9 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/python -m pip install -q --disable-pip-version-check "onnx==1.22.*" numpy pytest \
   onnxruntime==1.31.1 openvino==2026.4.1 apache-tvm==0.27.0.post1 \
   opencv-python-headless==5.0.0.93 MNN==3.6.1 onnxoptimizer==0.4.2 onnxsim==0.8.1 torch==2.13.0 ray==2.60.0
+# IREE (~100 MB): compiler with its ONNX importer (torch-mlir), and the runtime.
+.venv/bin/python -m pip install -q --disable-pip-version-check \
+  "iree-base-compiler[onnx]==3.13.0" iree-base-runtime==3.13.0
 # onnx2torch without its torchvision dependency: PyPI's torchvision is the CUDA build, which
 # cannot load next to the CPU torch (workers/pytorch_worker.py stands in for the two calls).
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps onnx2torch==1.5.15

@@ -62,11 +62,13 @@ class Bundle : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root); }
 
-  // A DCF of ONNX Runtime `opt` against `expected` (what the bundle will call the reference).
-  fs::path writeDcf(const std::vector<Tensor>& expected, const std::string& tag) {
+  // A DCF of `backend`'s `opt` (ONNX Runtime's unless named) against `expected` (what the
+  // bundle will call the reference).
+  fs::path writeDcf(const std::vector<Tensor>& expected, const std::string& tag,
+                    const std::string& backend = "onnxruntime") {
     const Oracle oracle;
     RunOutcome o;
-    o.backend = "onnxruntime";
+    o.backend = backend;
     o.mode = "opt";
     o.version = "1.31.1";
     o.status = RunStatus::Ok;
@@ -78,7 +80,7 @@ class Bundle : public ::testing::Test {
     if (!tag.empty()) ops.push_back(tag);  // another signature, so another bundle
     f.signature = makeSignature(f.judgement, o, ops);
     f.outcome = o;
-    f.versions = {{"onnxruntime", "1.31.1"}};
+    f.versions = {{backend, backend == "onnxruntime" ? "1.31.1" : "3.13.0"}};
     f.env = {{"OMP_NUM_THREADS", "1"}};
     return writeBundle(root, bundleCase(graph, inputs, expected, {{"seed", 7}, {"test_index", 42}}), f);
   }
@@ -137,7 +139,7 @@ TEST_F(Bundle, ContentsAndAtomicity) {
 TEST_F(Bundle, EveryBackendsReproCompiles) {
   if (run("python3 --version").exitCode != 0) GTEST_SKIP() << "python3 is not available";
   for (const std::string backend :
-       {"onnxruntime", "openvino", "tvm", "opencv", "mnn", "onnxoptimizer", "onnxsim", "pytorch", "ncnn", "my-npu"}) {
+       {"onnxruntime", "openvino", "tvm", "opencv", "mnn", "onnxoptimizer", "onnxsim", "pytorch", "ncnn", "iree", "my-npu"}) {
     const nlohmann::json bug = {{"bundle", backend + "-opt-if-00000000"},
                                 {"reason", "run failed: \"quoted\" \\ text '''"},
                                 {"backend", backend},
@@ -175,6 +177,21 @@ TEST_F(Bundle, OnnxRuntimeReproDetectsWrongOutputs) {
   EXPECT_EQ(c.exitCode, 1) << c.output;
   EXPECT_NE(c.output.find("output 1: 1 of 6 values differ, first at [0,2]: got 0.880797088, expected 1.13079715"), std::string::npos) << c.output;
   EXPECT_NE(c.output.find("BUG PRESENT"), std::string::npos) << c.output;
+}
+
+// The IREE template for real: import, compile (O2, host CPU) and run; right against the true
+// reference, wrong against a tampered one.
+TEST_F(Bundle, IreeReproDetectsWrongOutputs) {
+  if (!pythonHas("iree.runtime") || !pythonHas("iree.compiler")) GTEST_SKIP() << "python3 with IREE needed";
+  const fs::path good = writeDcf(reference, "", "iree");
+  Command c = run("python3 " + (good / "repro.py").string());
+  EXPECT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_NE(c.output.find("bug absent"), std::string::npos) << c.output;
+  std::vector<Tensor> tampered = reference;
+  tampered[0].data[3] += 0.5;
+  c = run("python3 " + (writeDcf(tampered, "tampered", "iree") / "repro.py").string());
+  EXPECT_EQ(c.exitCode, 1) << c.output;
+  EXPECT_NE(c.output.find("output 0: 1 of 6 values differ, first at [1,0]"), std::string::npos) << c.output;
 }
 
 // An inference failure ONNX Runtime really has: Gather with an index out of range.

@@ -41,6 +41,9 @@ const char* const kPyTorch =
 const char* const kNcnn =
 #include "repro_ncnn.inc"
     ;
+const char* const kIree =
+#include "repro_iree.inc"
+    ;
 const char* const kGeneric =
 #include "repro_generic.inc"
     ;
@@ -56,6 +59,7 @@ std::string backendTemplate(const std::string& backend) {
   if (backend == "mnn") return kMnn;
   if (backend == "pytorch") return kPyTorch;
   if (backend == "ncnn") return kNcnn;
+  if (backend == "iree") return kIree;
   if (backend == "onnxoptimizer") return std::string(kOrtNoopt) + "\n\n" + kOnnxOptimizer;
   if (backend == "onnxsim") return std::string(kOrtNoopt) + "\n\n" + kOnnxSim;
   return "";
@@ -71,6 +75,7 @@ std::string pipPackageOf(const std::string& backend) {
   if (backend == "opencv-caffe") return "opencv-python-headless";  // 4.x: OpenCV 5 has no Caffe importer
   if (backend == "mnn") return "MNN";
   if (backend == "pytorch") return "torch";
+  if (backend == "iree") return "iree-base-compiler[onnx] iree-base-runtime";
   return backend;
 }
 
