@@ -38,6 +38,9 @@ const char* const kOnnxSim =
 const char* const kPyTorch =
 #include "repro_pytorch.inc"
     ;
+const char* const kLiteRt =
+#include "repro_litert.inc"
+    ;
 const char* const kGeneric =
 #include "repro_generic.inc"
     ;
@@ -52,6 +55,7 @@ std::string backendTemplate(const std::string& backend) {
   if (backend == "opencv-caffe") return kOpenCvCaffe;
   if (backend == "mnn") return kMnn;
   if (backend == "pytorch") return kPyTorch;
+  if (backend == "litert") return kLiteRt;
   if (backend == "onnxoptimizer") return std::string(kOrtNoopt) + "\n\n" + kOnnxOptimizer;
   if (backend == "onnxsim") return std::string(kOrtNoopt) + "\n\n" + kOnnxSim;
   return "";
@@ -67,11 +71,13 @@ std::string pipPackageOf(const std::string& backend) {
   if (backend == "opencv-caffe") return "opencv-python-headless";  // 4.x: OpenCV 5 has no Caffe importer
   if (backend == "mnn") return "MNN";
   if (backend == "pytorch") return "torch";
+  if (backend == "litert") return "ai-edge-litert";
   return backend;
 }
 
 std::string reproExtraPackages(const std::string& backend) {
   if (backend == "pytorch") return "onnx2torch ";
+  if (backend == "litert") return "onnx2tf ";  // pins its TensorFlow
   return backend == "onnxoptimizer" || backend == "onnxsim" ? "onnxruntime " : "";
 }
 
