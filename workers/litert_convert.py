@@ -10,7 +10,8 @@ LiteRT interpreter under test). Protocol: one JSON request a line on stdin,
 {"status": "error", "type": ..., "message": ...}. Everything onnx2tf and TensorFlow print goes
 to stderr; onnx2tf's own "ERROR:" lines also go into the error message.
 
-Conversion: onnx2tf's defaults (onnxsim first, strict mode on) plus every runtime input kept
+Conversion: onnx2tf's defaults (onnxsim first, strict mode on), on a copy of the model (onnx2tf
+rewrites its input file), plus every runtime input kept
 as the ONNX graph declares it (--keep_shape_absolutely_input_names), so the worker feeds the
 case's arrays as they are. onnx2tf still turns 3-D to 5-D tensors channel-last inside, and
 an output may come out that way: it records which (the Keras model's onnx_output_layouts),
@@ -26,6 +27,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import traceback
@@ -70,16 +72,18 @@ def convert(onnx2tf, model_path, out_dir, tee):
     """Converts; returns the float32 .tflite's path and, per ONNX output in order, [its name,
     its name in the .tflite's signature, whether it is channel-last]."""
     inputs, outputs = graph_names(model_path)
+    # onnx2tf rewrites its input file in place (onnxsim, then sng4onnx's op names): convert a copy
+    private = os.path.join(out_dir, "model.onnx")
+    shutil.copyfile(model_path, private)
     saved, sys.stdout = sys.stdout, tee
     try:
-        keras_model = onnx2tf.convert(input_onnx_file_path=model_path, output_folder_path=out_dir,
+        keras_model = onnx2tf.convert(input_onnx_file_path=private, output_folder_path=out_dir,
                                       keep_shape_absolutely_input_names=inputs or None, non_verbose=True)
     except SystemExit as exc:  # onnx2tf says what failed, then calls sys.exit(1)
         raise ConversionFailed(f"onnx2tf exited with status {exc.code}") from None
     finally:
         sys.stdout = saved
-    stem = os.path.splitext(os.path.basename(model_path))[0]
-    tflite = os.path.join(out_dir, f"{stem}_float32.tflite")
+    tflite = os.path.join(out_dir, "model_float32.tflite")
     if not os.path.exists(tflite):
         raise ConversionFailed("onnx2tf wrote no float32 .tflite")
     layouts = getattr(keras_model, "onnx_output_layouts", None)
@@ -107,6 +111,9 @@ def serve():
     np.save(os.path.join(work, SAMPLE_FILE), np.random.default_rng(0).random((20, 128, 128, 3), dtype=np.float32))
     os.chdir(work)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's info and warning lines
+    # onnx2tf runs the onnxsim command (its first step, three times) found on PATH: this venv's, as
+    # in an activated venv; without it onnx2tf warns and converts the model unsimplified.
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     import tensorflow as tf
     tf.config.threading.set_intra_op_parallelism_threads(1)  # before any op: one thread, as the SUT
     tf.config.threading.set_inter_op_parallelism_threads(1)

@@ -20,17 +20,21 @@ def prepare(model_path, mode):
     initializers = {t.name for t in model.graph.initializer}
     inputs = [i.name for i in model.graph.input if i.name not in initializers]
     outputs = [o.name for o in model.graph.output]
-    model_path = os.path.abspath(model_path)
+    private = os.path.join(work, "model.onnx")  # onnx2tf rewrites its input file in place
+    with open(model_path, "rb") as src, open(private, "wb") as dst:
+        dst.write(src.read())
+    # onnx2tf runs the onnxsim command on PATH (as in an activated venv); this Python's, if it has one
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     stage("convert")
     os.chdir(work)
     import onnx2tf
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            keras_model = onnx2tf.convert(input_onnx_file_path=model_path, output_folder_path=work,
+            keras_model = onnx2tf.convert(input_onnx_file_path=private, output_folder_path=work,
                                           keep_shape_absolutely_input_names=inputs or None, non_verbose=True)
         except SystemExit as exc:  # onnx2tf prints what failed, then exits
             raise RuntimeError("onnx2tf exited with status %s" % exc.code)
-    tflite = os.path.join(work, os.path.splitext(os.path.basename(model_path))[0] + "_float32.tflite")
+    tflite = os.path.join(work, "model_float32.tflite")
     if not os.path.exists(tflite):
         raise RuntimeError("onnx2tf wrote no float32 .tflite")
     layouts = keras_model.onnx_output_layouts
