@@ -18,7 +18,8 @@ takes ~8 s to import), in this worker's process group, so nnfuzz's prepare time 
 a hung conversion with the worker; a converter that dies by a signal takes the worker down
 with the same signal, so the crash is recorded in the stage convert. The modes of one case
 convert once: the first worker to meet a model stores its .tflite (or its conversion error)
-under the temp folder by the model's hash, and the others take it from there.
+under the temp folder by the hash of the model and of the converter's code and versions, and
+the others take it from there.
 
 onnx2tf keeps every input as the ONNX graph declares it (see litert_convert.py) but may hand
 back a 3-D to 5-D output channel-last; it says which (onnx_output_layouts), and those outputs
@@ -199,12 +200,17 @@ class LiteRT(common.Backend):
         resolvers = {"noopt": "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "ref": "BUILTIN_REF", "opt": "BUILTIN"}
         self.resolver = getattr(interpreter.OpResolverType, resolvers[self.mode])
         self.converter, self.cache = Converter(), ConversionCache()
+        # A conversion is keyed by the model and by how it was made: the converter's code and versions
+        with open(os.path.join(HERE, "litert_convert.py"), "rb") as f:
+            self.recipe = f.read() + metadata.version("onnx2tf").encode() + metadata.version("tensorflow").encode()
         return (f"{metadata.version('ai-edge-litert')} (onnx2tf {metadata.version('onnx2tf')}, "
                 f"tensorflow {metadata.version('tensorflow')})")
 
     def convert(self, model_path):
+        digest = hashlib.sha256(self.recipe)
         with open(model_path, "rb") as f:
-            key = hashlib.sha256(f.read()).hexdigest()[:32]
+            digest.update(f.read())
+        key = digest.hexdigest()[:32]
         result = self.cache.lookup(key)
         if result is None:
             work = tempfile.mkdtemp(prefix=f"{key}.", dir=self.cache.root)
