@@ -23,7 +23,8 @@ the others take it from there.
 
 onnx2tf keeps every input as the ONNX graph declares it (see litert_convert.py) but may hand
 back a 3-D to 5-D output channel-last; it says which (onnx_output_layouts), and those outputs
-are transposed back to channel-first here before they are compared.
+are transposed back to channel-first here before they are compared; so is an output its record
+misses whose shape is exactly the channel-last form of the ONNX shape (and not the ONNX shape).
 """
 
 import hashlib
@@ -67,6 +68,15 @@ def channel_first(value):
     """Undoes onnx2tf's channel-last layout of a rank >= 3 tensor: N, spatial..., C -> N, C, spatial..."""
     rank = value.ndim
     return value.transpose([0, rank - 1, *range(1, rank - 1)]) if rank >= 3 else value
+
+
+def unrecorded_channel_last(shape, declared):
+    """onnx2tf's record of channel-last outputs misses some (a 5-D BatchNormalization with runtime
+    mean and variance comes back N, D, H, W, C, recorded as not channel-last): an output whose
+    shape is not the ONNX one but exactly its channel-last form is taken as channel-last too."""
+    if declared is None or None in declared or len(declared) < 3 or list(shape) == declared:
+        return False
+    return list(shape) == [declared[0], *declared[2:], declared[1]]
 
 
 class Converter:
@@ -232,7 +242,9 @@ class LiteRT(common.Backend):
                                               experimental_op_resolver_type=self.resolver)
         interpreter.allocate_tensors()
         runner = interpreter.get_signature_runner()
-        return interpreter, runner, runner.get_input_details(), outputs
+        declared = {o.name: [d.dim_value if d.HasField("dim_value") else None for d in o.type.tensor_type.shape.dim]
+                    for o in model.graph.output}
+        return interpreter, runner, runner.get_input_details(), [(*o, declared.get(o[0])) for o in outputs]
 
     def run(self, prepared, feeds):
         _, runner, details, outputs = prepared
@@ -244,10 +256,13 @@ class LiteRT(common.Backend):
             args[key] = value
         results = runner(**args)
         values = []
-        for name, key, channel_last in outputs:
+        for name, key, channel_last, declared in outputs:
             if key not in results:
                 raise LiteRTError(f"the .tflite has no output {key!r} for {name!r} (it has {sorted(results)})")
-            values.append(channel_first(results[key]) if channel_last else results[key])
+            value = results[key]
+            if channel_last or unrecorded_channel_last(value.shape, declared):
+                value = channel_first(value)
+            values.append(value)
         return values
 
 

@@ -69,13 +69,23 @@ def conv_1d_3d():
                     [info("y1", [1, 5, 7]), info("y3", [1, 3, 2, 3, 4])], init), [f32(1, 2, 7), f32(1, 2, 3, 4, 5)]
 
 
+def batchnorm_5d_runtime_stats():
+    """5-D BatchNormalization with mean and variance as runtime inputs: onnx2tf hands the output
+    back channel-last without recording it so; the worker still transposes it back."""
+    init = [numpy_helper.from_array(f32(5), "scale"), numpy_helper.from_array(f32(5), "shift")]
+    node = helper.make_node("BatchNormalization", ["x", "scale", "shift", "mean", "var"], ["y"], epsilon=1e-3)
+    return model_of([node], [info("x", [1, 5, 4, 3, 2]), info("mean", [5]), info("var", [5])],
+                    [info("y", [1, 5, 4, 3, 2])], init), [f32(1, 5, 4, 3, 2), f32(5), f32(5) + 1.5]
+
+
 def int64_math():
     nodes = [helper.make_node("Mul", ["i", "i"], ["sq"]), helper.make_node("Sub", ["sq", "i"], ["y"])]
     return model_of(nodes, [info("i", [2, 3], TensorProto.INT64)], [info("y", [2, 3], TensorProto.INT64)]), \
         [np.array([[-7, 0, 3], [12, -1, 5]], np.int64)]
 
 
-MODELS = {"conv_block": conv_block, "conv_1d_3d": conv_1d_3d, "int64_math": int64_math}
+MODELS = {"conv_block": conv_block, "conv_1d_3d": conv_1d_3d, "batchnorm_5d_runtime_stats": batchnorm_5d_runtime_stats,
+          "int64_math": int64_math}
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@
 # as the ONNX graph declares it, to a float32 .tflite; then runs it with LiteRT's Interpreter,
 # one thread, through its signature runner by the ONNX names. Modes pick the op resolver:
 # noopt = BUILTIN_WITHOUT_DEFAULT_DELEGATES, ref = BUILTIN_REF, opt = BUILTIN (with XNNPACK).
-# Outputs onnx2tf hands back channel-last (its onnx_output_layouts) are transposed back to
-# channel-first, as nnfuzz's worker does (workers/litert_worker.py). onnx2tf would download
+# Outputs onnx2tf hands back channel-last (its onnx_output_layouts, or shaped exactly as the
+# channel-last form of the ONNX shape) are transposed back to channel-first, as nnfuzz's worker does (workers/litert_worker.py). onnx2tf would download
 # sample images for 4-D three-channel inputs; a seeded noise file in its working folder
 # stands in for them.
 import contextlib
@@ -47,8 +47,10 @@ def prepare(model_path, mode):
     it = litert.Interpreter(model_path=tflite, num_threads=1,
                             experimental_op_resolver_type=getattr(litert.OpResolverType, resolver))
     it.allocate_tensors()
-    plan = [(sig, bool(layouts.get(name, layouts.get(name.replace(":", "__"), False))))
-            for name, sig in zip(outputs, signature)]
+    declared = [[d.dim_value if d.HasField("dim_value") else None for d in o.type.tensor_type.shape.dim]
+                for o in model.graph.output]
+    plan = [(sig, bool(layouts.get(name, layouts.get(name.replace(":", "__"), False))), shape)
+            for name, sig, shape in zip(outputs, signature, declared)]
     return it, it.get_signature_runner(), plan
 
 
@@ -56,8 +58,12 @@ def run(prepared, feeds):
     _, runner, plan = prepared
     results = runner(**{name.replace(":", "__"): value for name, value in feeds.items()})
     values = []
-    for key, channel_last in plan:
+    for key, channel_last, declared in plan:
         value = results[key]
         rank = value.ndim
-        values.append(value.transpose([0, rank - 1] + list(range(1, rank - 1))) if channel_last and rank >= 3 else value)
+        # onnx2tf's record misses some channel-last outputs: the exact channel-last form of the ONNX shape is one
+        missed = (rank >= 3 and None not in declared and list(value.shape) != declared
+                  and list(value.shape) == [declared[0]] + declared[2:] + [declared[1]])
+        values.append(value.transpose([0, rank - 1] + list(range(1, rank - 1))) if (channel_last or missed) and rank >= 3
+                      else value)
     return values
