@@ -134,6 +134,20 @@ def test_a_conversion_failure_is_the_converters(driver, tmp_path):
     assert "\x1b[" not in prepare["message"]  # onnx2tf colours its messages; the finding has none
 
 
+@needs_litert
+def test_a_model_without_runtime_inputs_is_refused_plainly(driver, tmp_path):
+    # onnx2tf cannot build a Keras model without inputs; the worker says so before converting
+    folder = tmp_path / "no_inputs"
+    model = model_of([helper.make_node("Mul", ["a", "b"], ["y"])], [], [info("y", [2])],
+                     [numpy_helper.from_array(f32(2), "a"), numpy_helper.from_array(f32(2), "b")])
+    write_case(folder, model, [])
+    with open(tmp_path / "stderr.txt", "wb") as err:
+        d = driver(worker_argv("litert", "noopt"), timeout=300, stderr=err)
+    [prepare] = d.request(folder, tmp_path / "out")
+    assert (prepare["status"], prepare["stage"], prepare["type"]) == ("error", "convert", "NoInputs"), prepare
+    assert "at least one runtime input" in prepare["message"]
+
+
 def test_without_its_venv_the_worker_is_not_installed():
     env = dict(os.environ, NNFUZZ_LITERT_PYTHON=os.path.join(ROOT, "no-such-venv", "bin", "python"))
     proc = subprocess.run(worker_argv("litert", "noopt"), env=env, capture_output=True, text=True, timeout=60)
