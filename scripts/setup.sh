@@ -12,8 +12,19 @@
 #   unpinned one pulls GBs of CUDA), and Ray (campaigns across machines, tools/ray_fuzz.py);
 #   together ~2 GB installed - used by the validation
 #   scripts, the tests and the backend workers (workers/*.py), never linked into nnfuzz.
+#   --with-litert (or NNFUZZ_WITH_LITERT=1) adds LiteRT via onnx2tf (backend litert) in a venv of
+#   its own, .venv-litert: onnx2tf pins TensorFlow 2.19 and its own onnx, numpy and protobuf,
+#   which clash with .venv's; ~2.6 GB and ~2 min more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+WITH_LITERT=${NNFUZZ_WITH_LITERT:-0}
+for arg in "$@"; do
+  case "$arg" in
+    --with-litert) WITH_LITERT=1 ;;
+    *) echo "setup: unknown option $arg (known: --with-litert)" >&2; exit 2 ;;
+  esac
+done
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -49,6 +60,15 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 if [ ! -d .venv/opencv4/cv2 ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --target .venv/opencv4 \
     opencv-python-headless==4.12.0.88
+fi
+
+if [ "$WITH_LITERT" = 1 ]; then
+  if [ ! -x .venv-litert/bin/python ]; then python3 -m venv .venv-litert; fi
+  # Once only: pip would put back onnx2tf's pin of ai-edge-litert (2.1.0; onnx2tf only
+  # converts), and the interpreter under test is 2.3.0 (pip warns about the pin, installs it).
+  .venv-litert/bin/python -c 'import importlib.metadata as m; assert m.version("onnx2tf") == "1.29.24"' 2>/dev/null ||
+    .venv-litert/bin/python -m pip install -q --disable-pip-version-check onnx2tf==1.29.24
+  .venv-litert/bin/python -m pip install -q --disable-pip-version-check ai-edge-litert==2.3.0
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}

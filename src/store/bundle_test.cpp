@@ -139,7 +139,8 @@ TEST_F(Bundle, ContentsAndAtomicity) {
 TEST_F(Bundle, EveryBackendsReproCompiles) {
   if (run("python3 --version").exitCode != 0) GTEST_SKIP() << "python3 is not available";
   for (const std::string backend :
-       {"onnxruntime", "openvino", "tvm", "opencv", "mnn", "onnxoptimizer", "onnxsim", "pytorch", "ncnn", "iree", "my-npu"}) {
+       {"onnxruntime", "openvino", "tvm", "opencv", "mnn", "onnxoptimizer", "onnxsim", "pytorch", "ncnn", "iree",
+        "litert", "my-npu"}) {
     const nlohmann::json bug = {{"bundle", backend + "-opt-if-00000000"},
                                 {"reason", "run failed: \"quoted\" \\ text '''"},
                                 {"backend", backend},

@@ -44,6 +44,9 @@ const char* const kNcnn =
 const char* const kIree =
 #include "repro_iree.inc"
     ;
+const char* const kLiteRt =
+#include "repro_litert.inc"
+    ;
 const char* const kGeneric =
 #include "repro_generic.inc"
     ;
@@ -60,6 +63,7 @@ std::string backendTemplate(const std::string& backend) {
   if (backend == "pytorch") return kPyTorch;
   if (backend == "ncnn") return kNcnn;
   if (backend == "iree") return kIree;
+  if (backend == "litert") return kLiteRt;
   if (backend == "onnxoptimizer") return std::string(kOrtNoopt) + "\n\n" + kOnnxOptimizer;
   if (backend == "onnxsim") return std::string(kOrtNoopt) + "\n\n" + kOnnxSim;
   return "";
@@ -76,12 +80,14 @@ std::string pipPackageOf(const std::string& backend) {
   if (backend == "mnn") return "MNN";
   if (backend == "pytorch") return "torch";
   if (backend == "iree") return "iree-base-compiler[onnx] iree-base-runtime";
+  if (backend == "litert") return "ai-edge-litert";
   return backend;
 }
 
 std::string reproExtraPackages(const std::string& backend) {
   if (backend == "pytorch") return "onnx2torch ";
   if (backend == "ncnn") return "pnnx ";  // its converter binary; pip's --no-deps spares torch, which it does not need
+  if (backend == "litert") return "onnx2tf ";  // pins its TensorFlow
   return backend == "onnxoptimizer" || backend == "onnxsim" ? "onnxruntime " : "";
 }
 

@@ -19,12 +19,13 @@ ROOT = os.path.dirname(WORKERS)
 class Driver:
     """Speaks the worker protocol from the nnfuzz side (just enough for tests)."""
 
-    def __init__(self, argv, timeout=120):
+    def __init__(self, argv, timeout=120, stderr=subprocess.PIPE):
+        """stderr: a file for a worker that writes more than a pipe holds (nothing drains it)."""
         self.timeout = timeout
         # stdout unbuffered and split by hand: select() on a buffered reader would miss a
         # second line that arrived with the first
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0)
+                                     stderr=stderr, bufsize=0)
         self.buffer = b""
         started = time.perf_counter()
         self.hello = self.read()
@@ -37,7 +38,8 @@ class Driver:
             ready, _, _ = select.select([self.proc.stdout], [], [], max(0, deadline - time.monotonic()))
             assert ready, "worker did not answer in time"
             chunk = os.read(self.proc.stdout.fileno(), 65536)
-            assert chunk, f"worker closed stdout; stderr:\n{self.proc.stderr.read()[-3000:].decode()}"
+            assert chunk, "worker closed stdout; stderr:\n" + (
+                self.proc.stderr.read()[-3000:].decode() if self.proc.stderr else "(in a file)")
             self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
@@ -59,7 +61,8 @@ class Driver:
         self.proc.stdin.close()
         code = self.proc.wait(timeout=30)
         self.proc.stdout.close()
-        self.proc.stderr.close()
+        if self.proc.stderr:
+            self.proc.stderr.close()
         return code
 
 
