@@ -384,11 +384,14 @@ void resizeAttrs18(OpDraft& d) {
   if (d.arity == 4 && rng.bernoulli(0.1)) {
     d.attrs.setString("keep_aspect_ratio_policy", kKeeps[rng.uniformInt(0, 2)]);
     // The kept scale applies to every named dim: name the spatial ones only.
-    if (!d.attrs.has("axes") && r >= 3) {
-      std::vector<int64_t> spatial;
-      for (size_t i = 2; i < r; ++i) spatial.push_back(static_cast<int64_t>(i));
-      d.attrs.setInts("axes", spatial);
-    }
+    std::vector<int64_t> axes = d.attrs.getInts("axes");
+    if (axes.empty())
+      for (size_t i = r >= 3 ? 2 : 0; i < r; ++i) axes.push_back(static_cast<int64_t>(i));
+    // Spelled non-negative: ONNX Runtime 1.31 leaves the input unresized when a kept aspect
+    // ratio comes with negative axes (a known deviation, kept out of every draw).
+    for (int64_t& a : axes)
+      if (a < 0) a += static_cast<int64_t>(r);
+    if (r >= 3 || d.attrs.has("axes")) d.attrs.setInts("axes", axes);
   }
 }
 

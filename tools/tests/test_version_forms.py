@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import onnx
 import onnx.helper
+import onnx.numpy_helper
 import pytest
 from onnx.reference import ReferenceEvaluator
 
@@ -31,6 +32,23 @@ def rank_of(model, name):
         if t.name == name:
             return len(t.dims)
     return None
+
+
+def negative_pads(model):
+    inits = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+    return any(n.op_type == "Pad" and n.input[1] in inits and (inits[n.input[1]] < 0).any() for n in model.graph.node)
+
+
+def scatternd_max_min(model):
+    return any(n.op_type == "ScatterND" and attrs(n).get("reduction") in (b"max", b"min") for n in model.graph.node)
+
+
+def resize_negative_axes(model):
+    return any(n.op_type == "Resize" and any(a < 0 for a in attrs(n).get("axes", [])) for n in model.graph.node)
+
+
+def lppool18(model):
+    return any(FORMS["LpPool ceil_mode/dilations"](model, n) for n in model.graph.node)
 
 
 # What each form looks like in an ONNX node.
@@ -74,7 +92,7 @@ def test_version_forms_are_generated_valid_and_match(nnfuzz, tmp_path, opset, op
     print("\n" + ", ".join(f"{form}: {len(c)} models" for form, c in seen.items()))
     assert all(len(c) >= 5 for c in seen.values()), {f: len(c) for f, c in seen.items()}
 
-    failures = []
+    failures, skipped = [], []
     for case in sorted({c for cs in seen.values() for c in cs}):
         stage, message = validate_cases.check_case(case, 1e-3, 1e-4)
         if stage != "ok":
@@ -82,12 +100,31 @@ def test_version_forms_are_generated_valid_and_match(nnfuzz, tmp_path, opset, op
             continue
         # onnx's own reference implementation agrees with ours too.
         model = onnx.load(os.path.join(case, "model.onnx"))
+        if lppool18(model):  # onnx.reference's LpPool-18 is off there (a window of [x0, x1, x2]
+            skipped.append(case)  # gave 0.1228 for |x2| = 0.1002; ONNX Runtime agrees with ours)
+            continue
         data = os.path.join(case, "test_data_set_0")
         feeds = dict(validate_cases.load_tensors(data, "input"))
         expected = [a for _, a in validate_cases.load_tensors(data, "output")]
-        got = ReferenceEvaluator(model).run(None, feeds)
+        try:
+            got = ReferenceEvaluator(model).run(None, feeds)
+        except Exception as e:  # noqa: BLE001
+            # Known limits of onnx.reference, skipped: what it says it lacks (ScatterElements
+            # above rank 4), its Pad that cannot crop (numpy.pad takes no negative pads), its
+            # ScatterND max/min that index with output[indices[i]] instead of a tuple, its
+            # Resize that takes no negative axes.
+            if (isinstance(e, NotImplementedError) or negative_pads(model) or scatternd_max_min(model)
+                    or resize_negative_axes(model)):
+                skipped.append(case)
+            else:
+                failures.append(f"{case}: onnx.reference fails: {e}")
+            continue
         for g, e in zip(got, expected):
+            if np.shape(g) != e.shape:
+                failures.append(f"{case}: onnx.reference gives shape {np.shape(g)}, ours {e.shape}")
+                break
             if not np.allclose(np.asarray(g, dtype=np.float64), e.astype(np.float64), rtol=1e-3, atol=1e-4, equal_nan=True):
                 failures.append(f"{case}: onnx.reference differs")
                 break
+    print(f"onnx.reference skipped on {len(skipped)} models (not implemented there, a cropping Pad, ScatterND max/min, Resize's negative axes, LpPool-18)")
     assert not failures, "\n".join(failures[:20])
