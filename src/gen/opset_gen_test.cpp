@@ -113,7 +113,9 @@ TEST(OpsetGen, TrailingEmptyInputsFollowTheKnob) {
         EXPECT_NE(n.op, "Squeeze") << "an avoid rule holds";
       }
     }
-    if (opset >= 13) EXPECT_GT(trailing, 10) << opset;
+    if (opset >= 13) {
+      EXPECT_GT(trailing, 10) << opset;
+    }
     c.emptyInputs = 0;
     for (uint64_t i = 0; i < 10; ++i) {
       const Graph g = generateCase(c, i).graph;
