@@ -67,8 +67,8 @@ InputPattern padNext(const OpDraft& d) {
   const TensorType& x = d.first();
   const auto r = static_cast<size_t>(x.rank());
   if (d.inputTypes.size() == 1) {
-    // Pads for a few axes, named by an axes input drawn next.
-    if (rng.bernoulli(0.3)) return InputPattern::constantTensor(int64Tensor(drawPads(d, static_cast<size_t>(rng.uniformInt(1, static_cast<int64_t>(r))), true)));
+    // Pads for a few axes, named by an axes input drawn next (when the draft has its slot).
+    if (d.arity == 4 && rng.bernoulli(0.3)) return InputPattern::constantTensor(int64Tensor(drawPads(d, static_cast<size_t>(rng.uniformInt(1, static_cast<int64_t>(r))), true)));
     return InputPattern::constantTensor(int64Tensor(drawPads(d, r, false)));
   }
   if (d.inputTypes.size() == 2) {
