@@ -282,12 +282,13 @@ void softmaxTo(Work& w) {
   if (!axis) return w.fail("axis out of range");
   const bool coerce = w.form.attrs.getInt("coerce_2d", 0) == 1;
   w.form.attrs.erase("coerce_2d");
-  if (!coerce && w.opset >= 13) return;
-  if (!coercionIsOneAxis(w, *axis)) {
-    if (coerce) return w.fail("a 2-D coercion at a middle axis (coerce_2d) needs an opset before 13");
-    return w.fail("only the last axis means the same before opset 13");
+  if (w.opset >= 13) {
+    if (coerce && !coercionIsOneAxis(w, *axis))
+      w.fail("a 2-D coercion at a middle axis (coerce_2d) needs an opset before 13");
+    return;
   }
-  if (w.opset < 13) w.form.attrs.setInt("axis", *axis);
+  if (!coerce && !coercionIsOneAxis(w, *axis)) return w.fail("only the last axis means the same before opset 13");
+  w.form.attrs.setInt("axis", *axis);
 }
 
 void roiAlignTo(Work& w) {  // before 16 the coordinates were always output_half_pixel
