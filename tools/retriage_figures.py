@@ -2,7 +2,8 @@
 """retriage_figures.py - signatures per judged root cause, before and after `nnfuzz retriage`.
 
 The judged root causes come from docs/findings.md: the c11a section's "Signature → root cause"
-lines ("OpenCV DNN 5.0.0 (181): O1: dcf-... mcf-...; O2: ...") and the PyTorch section's
+lines ("OpenCV DNN 5.0.0 (181): O1: dcf-... mcf-...; O2: ...", the title's first word naming
+the backend) and the PyTorch section's
 "Signature by signature" table ("| `dcf-04136e12` (3) | T6 | ..."). Each retriage folder's
 retriage.jsonl says which new bugs each old bundle's test gave; an old bundle's new signature is
 the bug of the run in its own mode and comparison, else the first bug of its other runs, else none
@@ -24,9 +25,6 @@ import sqlite3
 import statistics
 import sys
 
-BACKEND_TITLES = {"OpenCV DNN": "opencv", "MNN": "mnn", "onnxoptimizer": "onnxoptimizer", "onnxsim": "onnxsim"}
-
-
 def judged_root_causes(findings_text):
     """{"opencv-any-mcf-846b4bf4": "opencv:O1", ...} from both judged campaigns' lists."""
     causes = {}
@@ -42,9 +40,7 @@ def judged_root_causes(findings_text):
             m = re.match(r"(.+?) \(\d+\): (.*)$", line)
             if not m:
                 continue
-            backend = next((b for title, b in BACKEND_TITLES.items() if m.group(1).startswith(title)), None)
-            if backend is None:
-                continue
+            backend = m.group(1).split()[0].lower()  # "OpenCV DNN 5.0.0" -> opencv, "MNN 3.6.1" -> mnn
             for group in m.group(2).rstrip(".").split("; "):
                 cause, sigs = group.split(": ", 1)
                 for sig in sigs.split():

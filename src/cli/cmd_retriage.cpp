@@ -41,6 +41,7 @@ struct RetriageOptions {
   size_t sample = 0;  ///< bundles per backend; 0: all
   uint64_t seed = 1;
   double prepareSeconds = 60, runSeconds = 30;
+  double budgetSeconds = 120;  ///< reduction and blame per finding, as `fuzz` gives
 };
 
 struct OldBundle {
@@ -146,6 +147,7 @@ void retriage(const RetriageOptions& o) {
   const fs::path caseDir = scratch / "case";
   ReducerSettings reducing;
   reducing.scratch = scratch;
+  reducing.budget = std::chrono::seconds(static_cast<int64_t>(o.budgetSeconds));
   reducing.known = [&store](const std::string& hash) { return store.knowsBug(hash); };
   std::ofstream map(out / "retriage.jsonl", std::ios::app);
   fmt::print("retriaging {} bundles of {} ({}) into {}\n", bundles.size(), o.campaign, list, o.out);
@@ -216,6 +218,9 @@ void addRetriageCommand(CLI::App& app) {
   cmd->add_option("--sample", o->sample, "at most this many bundles per backend, a fixed pseudo-random choice (0: all)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of --sample's choice")->capture_default_str();
+  cmd->add_option("--budget", o->budgetSeconds,
+                  "seconds of reduction and blame per finding (fuzz gives 120; less for SUTs that compile slowly)")
+      ->capture_default_str();
   cmd->add_option("--prepare-timeout", o->prepareSeconds, "seconds per prepare phase")->capture_default_str();
   cmd->add_option("--run-timeout", o->runSeconds, "seconds per run phase")->capture_default_str();
   cmd->callback([o] { retriage(*o); });
