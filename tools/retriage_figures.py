@@ -6,8 +6,10 @@ lines ("OpenCV DNN 5.0.0 (181): O1: dcf-... mcf-...; O2: ...", the title's first
 the backend) and the PyTorch section's
 "Signature by signature" table ("| `dcf-04136e12` (3) | T6 | ..."). Each retriage folder's
 retriage.jsonl says which new bugs each old bundle's test gave; an old bundle's new signature is
-the bug of the run in its own mode and comparison, else the first bug of its other runs, else none
-(lost: today's code no longer sees a bug in its stored case, or refuses the case).
+the bug of the run in its own mode and comparison, else the bug of another run the old signature
+was seen in (its "modes"), else none
+(lost: today's code sees no bug in those runs of its stored case, or refuses the case). Other modes'
+bugs on the same model are not counted: they may be other root causes.
 
 Prints, per campaign and backend and in total: old signatures and root causes (of the bundles
 retriaged), new signatures, the two ratios, bundles lost, and every new signature that the old
@@ -60,17 +62,20 @@ def model_size(ir_path):
     return ops, max(dims) if dims else 1
 
 
-def new_signature(line):
-    """(hash, how) of an old bundle's test today; hash None when lost."""
+def new_signature(line, old_modes):
+    """(hash, how) of an old bundle's test today; hash None when lost. Only the runs the old
+    signature was seen in count: another mode of the same model may show another bug."""
     if line.get("skipped"):
         return None, "skipped: " + line["skipped"]
-    bugs = [j for j in line["judged"] if j["bug"]]
-    for j in bugs:
-        if j["mode"] == line["old_mode"] and j["against"] == line["old_against"]:
-            return j["bug"], "own mode"
-    if bugs:
-        return bugs[0]["bug"], "other mode"
-    return None, "no bug today"
+    seen = lambda j: j["mode"] + ("" if j["against"] == "reference" else " vs " + j["against"])
+    own = [j for j in line["judged"] if j["mode"] == line["old_mode"] and j["against"] == line["old_against"]]
+    if own and own[0]["bug"]:
+        return own[0]["bug"], "own mode"
+    for j in line["judged"]:
+        if j["bug"] and seen(j) in old_modes:
+            return j["bug"], "another mode of the old signature"
+    return None, "its modes now: " + ", ".join(
+        "%s %s" % (seen(j), j["verdict"]) for j in line["judged"] if seen(j) in old_modes or j in own)
 
 
 def ratio(sigs, causes):
@@ -81,6 +86,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--findings", default=os.path.join(os.path.dirname(__file__), "..", "docs", "findings.md"))
     ap.add_argument("--sizes", action="store_true", help="median reduced size of the new bugs")
+    ap.add_argument("--by-cause", action="store_true", help="old and new signatures of each root cause with several")
     ap.add_argument("new", nargs="+", help="retriage output folders")
     args = ap.parse_args()
     causes = judged_root_causes(open(args.findings).read())
@@ -88,6 +94,7 @@ def main():
                                             "lost": []})
     new_to_causes = collections.defaultdict(set)
     new_to_old = collections.defaultdict(set)
+    per_cause = collections.defaultdict(lambda: [set(), set()])  # cause -> old bundles, new hashes
     sizes = []
     unjudged = []
     for folder in args.new:
@@ -100,7 +107,8 @@ def main():
             if cause is None:
                 unjudged.append(line["bundle"])
                 continue
-            h, how = new_signature(line)
+            old_meta = json.load(open(os.path.join(config["retriage_of"], "bugs", line["bundle"], "meta.json")))
+            h, how = new_signature(line, old_meta["signature"].get("modes", []) or [line["old_mode"]])
             for key in ((campaign, line["backend"]), (campaign, "all"), ("total", "all")):
                 r = rows[key]
                 r["old"].add(line["bundle"])
@@ -110,7 +118,9 @@ def main():
                     r["new_causes"].add(cause)
                 else:
                     r["lost"].append("%s (%s): %s" % (line["bundle"], cause, how))
+            per_cause[cause][0].add(line["bundle"])
             if h:
+                per_cause[cause][1].add(h)
                 new_to_causes[h].add(cause)
                 new_to_old[h].add(line["bundle"])
         if args.sizes:
@@ -136,6 +146,11 @@ def main():
             print("  " + item)
     if unjudged:
         print("bundles without a judged root cause (left out): %s" % " ".join(unjudged))
+    if args.by_cause:
+        print("root causes with several signatures (old -> new):")
+        for cause, (old, new) in sorted(per_cause.items(), key=lambda kv: -len(kv[1][0])):
+            if len(old) > 1 or len(new) > 1:
+                print("  %-18s %3d -> %3d" % (cause, len(old), len(new)))
     if sizes:
         print("reduced models of the %d new bugs: median operators %s, median largest dim %s" % (
             len(sizes), statistics.median(s[0] for s in sizes), statistics.median(s[1] for s in sizes)))
