@@ -62,7 +62,7 @@ TEST(UnwrapCompilerError, EagerAndCompiledRunsOfOneFailureSignAlike) {
 
 TEST(UnwrapCompilerError, NoTwoRootCausesMerged) {
   const auto messages = pytorchMessages();
-  // The 41 messages were 41 signatures in the campaign; unwrapped, 26 (22 root causes in all).
+  // 41 signatures in the campaign, 26 once unwrapped, and (below) none over two root causes.
   std::set<std::string> keys;
   for (const auto& [source, m] : messages) keys.insert(m.key);
   EXPECT_EQ(keys.size(), 26u);
