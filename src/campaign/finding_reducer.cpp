@@ -69,7 +69,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
                                   Culprits& culprits, const ReducerSettings& settings, const Graph& graph,
                                   const std::vector<Tensor>& inputs, bool haveReference, const nlohmann::json& meta) {
   return [&, settings, haveReference](const Judgement& j, const RunOutcome& outcome,
-                                      const Signature&) -> std::optional<ReducedFinding> {
+                                      const Signature& seen) -> std::optional<ReducedFinding> {
     // A hang or memory blow-up would cost its full limit per try: kept whole.
     if (j.symptom == "timeout" || j.symptom == "out-of-memory") return std::nullopt;
     Worker* subject = findWorker(workers, j.backend, j.mode);
@@ -139,9 +139,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     size_t blameRuns = 0;
     if (haveReference && Clock::now() < deadline) {
       const Agrees agrees = [&](const Tensor& a, const Tensor& e) { return compareOutput(a, e, oracle.policy()).ok(); };
-      // Mode against mode: whichever of the two the reference finds wrong is the one to blame.
-      for (Worker* worker : {subject, baseline}) {
-        if (!worker || culprit) continue;
+      const auto blameIn = [&](Worker* worker) {
         const SutRun run = [&](const SubCase& sub) -> std::optional<std::vector<Tensor>> {
           RunOutcome o = runOn(worker, sub);
           if (o.status != RunStatus::Ok) return std::nullopt;
@@ -149,7 +147,21 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
         };
         const Blame blame = blameFirstDivergence(small, run, agrees, j.verdict != Verdict::DCF);
         blameRuns += blame.runs;
-        culprit = blame.culprit;
+        return blame.culprit;
+      };
+      // Mode against mode: whichever of the two the reference finds wrong is the one to blame.
+      for (Worker* worker : {subject, baseline})
+        if (worker && !culprit) culprit = blameIn(worker);
+      // An error is folded into a wrong value only if every mode that shows the error computes
+      // that value wrong (triage/fold.h's agreedCulprit).
+      if (culprit && j.verdict != Verdict::DCF) {
+        std::vector<std::optional<Culprit>> perMode{culprit};
+        for (const std::string& where : seen.modes) {
+          Worker* other = findWorker(workers, j.backend, where.substr(0, where.find(" vs ")));
+          if (other && other != subject)  // out of time: not shown, so not folded
+            perMode.push_back(Clock::now() < deadline ? blameIn(other) : std::nullopt);
+        }
+        culprit = agreedCulprit(perMode);
       }
     }
     Signature named = foldModes(makeSignature(j, outcome, opTypesOf(small.graph)));

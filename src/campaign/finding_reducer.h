@@ -3,7 +3,8 @@
 // workers. "The same way" is the finding's signature without its model part: SUT, mode,
 // comparison, phase, class, symptom, error type, normalised message and crash frames. A wrong
 // result's signature then takes the reduced case's culprit (triage/blame.h: the first operator
-// that goes wrong), an error over a wrong value becomes that value's bug, and modes fold
+// that goes wrong), an error over a wrong value becomes that value's bug (when every mode that
+// shows the error computes the value wrong), and modes fold
 // (triage/fold.h), so one wrong kernel is one bug however many models and modes show it.
 // Node dropping and blame run for every finding; the other reduction passes only for a bug
 // not known yet, to make its bundle small.

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   addMergeCommand(app);
   addInferCommand(app);
   addConvertCommand(app);
+  addRetriageCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

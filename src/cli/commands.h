@@ -22,6 +22,7 @@ void addMergeCommand(CLI::App& app);
 void addCorpusCommand(CLI::App& app);
 void addInferCommand(CLI::App& app);
 void addConvertCommand(CLI::App& app);
+void addRetriageCommand(CLI::App& app);
 
 /// Adds a campaign's bug bundles not yet there to tier 3 of the corpus at `corpusPath`
 /// (empty: CAMPAIGN/corpus.db) and says how many (fuzz and merge do this at their end).

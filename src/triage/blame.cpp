@@ -72,15 +72,38 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
     variant.graph.node(node).attrs.erase(name);
     if (matters(std::move(variant))) c.attrs.push_back(attrShown(n.op, name, value));
   }
+  // Dtypes: every operand made f32 at once; if that loses the bug (or makes no valid case), each
+  // operand alone. A position whose own change keeps the bug, or that is f32 already, reads "*":
+  // GatherND's data dtype does not matter to a negative-index bug, its index dtype cannot be
+  // changed, so GatherND(i64,i64) and GatherND(f32,i64) are both GatherND(*,i64).
+  const std::vector<ValueId> params = dataParams(alone.graph);
+  auto narrowable = [&](ValueId v) {
+    const DType t = alone.graph.value(v).type.dtype;
+    return t != DType::Float32 && (isFloat(t) || isInteger(t)) &&
+           std::find(params.begin(), params.end(), v) != params.end();
+  };
   SubCase f32 = alone;
   bool narrowed = false;
-  for (ValueId v : dataParams(f32.graph)) {
-    if (f32.graph.value(v).type.dtype == DType::Float32) continue;
-    if (!isFloat(f32.graph.value(v).type.dtype) && !isInteger(f32.graph.value(v).type.dtype)) continue;
+  for (ValueId v : params) {
+    if (!narrowable(v)) continue;
     setParam(f32, v, castTensor(paramData(f32, v), DType::Float32));
     narrowed = true;
   }
-  if (narrowed && matters(std::move(f32))) c.dtypes = dtypesOf(alone.graph, n);
+  if (!narrowed || !matters(std::move(f32))) return c;
+  c.dtypes = dtypesOf(alone.graph, n);
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const ValueId v = n.inputs[k];
+    if (v == kNoValue) continue;
+    if (alone.graph.value(v).type.dtype == DType::Float32) {
+      c.dtypes[k] = "*";
+      continue;
+    }
+    if (!narrowable(v)) continue;
+    SubCase one = alone;
+    setParam(one, v, castTensor(paramData(one, v), DType::Float32));
+    if (stillWrong(std::move(one)).value_or(false)) c.dtypes[k] = "*";
+  }
+  while (!c.dtypes.empty() && c.dtypes.back() == "*") c.dtypes.pop_back();
   return c;
 }
 
@@ -156,6 +179,17 @@ Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agre
     if (wrong(run(prefix), prefix, agrees)) {
       culprit = nodes[i];
       blame.how = "prefixes";
+    }
+  }
+  // Every proper prefix is right and the whole is wrong: the last operator took right inputs to a
+  // wrong result, if alone it is wrong too (MNN's Dropout mask after any producer). Right alone,
+  // it is wrong only fused with what feeds it: no single culprit.
+  if (!culprit && !wholeFails && nodes.size() > 1) {
+    const SubCase last = extractSubCase(g, values, {nodes.back()});
+    ++blame.runs;
+    if (wrong(run(last), last, agrees)) {
+      culprit = nodes.back();
+      blame.how = "last operator alone";
     }
   }
   if (!culprit) {

@@ -5,14 +5,17 @@
 // exposed as an extra output (one SUT run), or, when exposing them changes what the SUT does
 // (the bug disappears, or the case does not compile at all, as for an MCF whose model holds a
 // wrong value upstream), run its prefixes, each ending at one more operator, until one comes
-// out wrong (the whole case is not a prefix). No culprit when neither shows a wrong intermediate: the reducer's result stands.
+// out wrong (the whole case is not a prefix). When every proper prefix is right, the last operator
+// is the culprit if alone, on right inputs, it is wrong too. No culprit when none of these shows a
+// wrong value: the reducer's result stands.
 //
 // The culprit names the bug by what matters to it, found by experiment on the operator alone
 // with reference inputs: each attribute is reset to its default, and operands are made f32; what
 // loses the bug when changed matters. Attribute values are shown for strings and 0/1 switches
 // (they pick a code path: mode="cubic", transA=1) and not for other numbers and lists (data a
 // kernel treats alike: axes=[1] and axes=[0,2] hit one axes bug). When the operator alone does
-// not fail (the bug needs its context), every attribute and dtype it has is kept.
+// not fail (the bug needs its context), every attribute and dtype it has is kept. A dtype that
+// can be changed to f32 without losing the bug reads "*" (see isolate in blame.cpp).
 #pragma once
 
 #include <functional>

@@ -122,5 +122,67 @@ TEST(Blame, ASutThatDropsOutputsIsBlamedByPrefixes) {
   EXPECT_EQ(b.culprit->op, "Neg");
 }
 
+// A SUT whose Pow is wrong (every element +1) whenever its exponent is an integer tensor.
+std::optional<std::vector<Tensor>> powWrongOnIntegerExponents(const SubCase& c) {
+  std::vector<Tensor> out = runGraph(c.graph, c.inputs);
+  for (NodeId id : c.graph.nodes()) {
+    const Node& n = c.graph.node(id);
+    if (n.op == "Pow" && isInteger(c.graph.value(n.inputs[1]).type.dtype))
+      for (Tensor& t : out)
+        for (double& x : t.data) x += 1;
+  }
+  return out;
+}
+
+TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
+  // The base's dtype does not matter (f64 or f32 alike), the exponent's does: Pow(*,i64).
+  const SubCase pow = caseOf(R"(graph {
+  %0 = input f64[2]
+  %1 = weight i64[2] [2, 3]
+  %2 = Pow(%0, %1) : f64[2]
+  %3 = Neg(%2) : f64[2]
+  return %3
+}
+)", {Tensor({DType::Float64, {2}}, {1.5, -2})});
+  const Blame b = blameFirstDivergence(pow, powWrongOnIntegerExponents, same);
+  ASSERT_TRUE(b.culprit);
+  EXPECT_TRUE(b.culprit->isolated);
+  EXPECT_EQ(b.culprit->identity(), "Pow(*,i64)");
+  // The same bug on an f32 base is the same culprit.
+  const SubCase f32Base = caseOf(R"(graph {
+  %0 = input f32[2]
+  %1 = weight i64[2] [2, 3]
+  %2 = Pow(%0, %1) : f32[2]
+  return %2
+}
+)", {Tensor({DType::Float32, {2}}, {1.5, -2})});
+  const Blame f = blameFirstDivergence(f32Base, powWrongOnIntegerExponents, same);
+  ASSERT_TRUE(f.culprit);
+  EXPECT_EQ(f.culprit->identity(), b.culprit->identity());
+}
+
+TEST(Blame, WhenOnlyTheWholeIsWrongTheLastOperatorWrongAloneIsTheCulprit) {
+  // Exposing Abs's result makes the SUT drop every output (as MNN can), and Exp is wrong
+  // whatever feeds it: the prefixes are right, Exp alone is wrong.
+  const SutRun wrongExp = fakeSut("Exp", "Neg");
+  const SutRun dropping = [&](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    auto got = wrongExp(c);
+    if (got && got->size() > 1) got->resize(0);
+    return got;
+  };
+  const SubCase c = caseOf(R"(graph {
+  %0 = input f32[3]
+  %1 = Abs(%0) : f32[3]
+  %2 = Exp(%1) : f32[3]
+  return %2
+}
+)", chainInputs());
+  const Blame b = blameFirstDivergence(c, dropping, same);
+  ASSERT_TRUE(b.culprit);
+  EXPECT_EQ(b.how, "last operator alone");
+  EXPECT_EQ(b.culprit->op, "Exp");
+  EXPECT_TRUE(b.culprit->isolated);
+}
+
 }  // namespace
 }  // namespace nnfuzz

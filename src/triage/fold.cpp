@@ -23,6 +23,13 @@ Signature foldDownstream(const Signature& error, const std::optional<Culprit>& w
   return culpritSignature(error, *wrongValue);
 }
 
+std::optional<Culprit> agreedCulprit(const std::vector<std::optional<Culprit>>& perMode) {
+  if (perMode.empty() || !perMode.front()) return std::nullopt;
+  for (const auto& c : perMode)
+    if (!c || c->identity() != perMode.front()->identity()) return std::nullopt;
+  return perMode.front();
+}
+
 Signature foldModes(const Signature& s) {
   Signature f = s;
   if (s.mode != kAnyMode) {

@@ -27,6 +27,12 @@ Signature culpritSignature(const Signature& dcf, const Culprit& culprit);
 /// An MCF or IF signature folded into the wrong value its model holds (nullopt: unchanged).
 Signature foldDownstream(const Signature& error, const std::optional<Culprit>& wrongValue);
 
+/// The wrong value an error is folded into, from the blame of each mode that shows the error:
+/// a culprit only when every mode names the same one (by identity). OpenCV's ENGINE_AUTO runs a
+/// prefix on another engine than the whole model (its fallback), so a value wrong in one mode
+/// need not be what fails the others; then the error stands as it is.
+std::optional<Culprit> agreedCulprit(const std::vector<std::optional<Culprit>>& perMode);
+
 /// The signature with mode and comparison folded: mode "any", against "reference", and the
 /// mode it was seen in (as "<mode>" or "<mode> vs <against>") added to `modes`.
 Signature foldModes(const Signature& s);

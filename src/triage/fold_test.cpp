@@ -69,5 +69,53 @@ TEST(Fold, AnErrorOverAWrongValueIsThatValuesBug) {
   EXPECT_EQ(foldDownstream(mcf, std::nullopt), mcf);  // no wrong value: the error stands
 }
 
+TEST(Fold, AnErrorFoldsOnlyIntoAValueEveryModeGetsWrong) {
+  const Culprit loss{"SoftmaxCrossEntropyLoss", {"*", "i64"}, {}, true};
+  // OpenCV c11a dcf-0d9b0826: opt (ENGINE_AUTO) ran the loss alone on the new engine, which gets
+  // its 0-d result wrong; classic and noopt cannot even load it. No fold.
+  EXPECT_FALSE(agreedCulprit({loss, std::nullopt, std::nullopt}));
+  EXPECT_FALSE(agreedCulprit({loss, Culprit{"Concat", {}, {}, true}}));
+  EXPECT_FALSE(agreedCulprit({}));
+  const auto both = agreedCulprit({loss, Culprit{"SoftmaxCrossEntropyLoss", {"*", "i64"}, {"reduction=none"}, true}});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->identity(), "SoftmaxCrossEntropyLoss(*,i64)");
+}
+
+TEST(Fold, ModesAreAPropertyOfEveryClass) {
+  // OpenCV c11a: one importer fault under {classic, noopt} in one test and {opt, classic, noopt}
+  // in another (ENGINE_AUTO falls back to the classic engine): one signature per class.
+  const std::string message =
+      "OpenCV(<n>.<n>) <path>:<n>: error: (<n>:Unspecified error) in function 'handleNode' | > Node "
+      "[Relu@ai.onnx]:(onnx_node!<name>) parse error: OpenCV(<n>.<n>) <path>:<n>: error: (<n>:Assertion failed) "
+      "inputs.size() in function 'getMemoryShapes' | >";
+  for (const char* verdict : {"mcf", "if", "dcf"}) {
+    std::vector<Signature> found;
+    for (const auto& modes : std::vector<std::vector<const char*>>{{"classic", "noopt"}, {"opt", "classic", "noopt"},
+                                                                   {"opt"}}) {
+      std::vector<Signature> oneTest;
+      for (const char* mode : modes) {
+        Signature s = dcf(mode, "reference", {"Relu"});
+        s.backend = "opencv";
+        s.verdict = verdict;
+        if (std::string(verdict) != "dcf") {
+          s.phase = std::string(verdict) == "mcf" ? "prepare" : "run";
+          s.symptom = "error";
+          s.errorType = "error";
+          s.message = message;
+          s.opTypes.clear();
+          s.outputs.clear();
+        }
+        oneTest.push_back(foldModes(s));
+      }
+      const auto bugs = mergeFolded(oneTest);
+      ASSERT_EQ(bugs.size(), 1u) << verdict;
+      found.push_back(bugs[0]);
+    }
+    EXPECT_EQ(found[0].hash(), found[1].hash()) << verdict;
+    EXPECT_EQ(found[0].hash(), found[2].hash()) << verdict;
+    EXPECT_EQ(found[1].modes, (std::vector<std::string>{"opt", "classic", "noopt"})) << verdict;
+  }
+}
+
 }  // namespace
 }  // namespace nnfuzz

@@ -2,6 +2,8 @@
 // regexes: it is ported to Python in repro.py and must behave identically there.
 #include "triage/normalize.h"
 
+#include "triage/unwrap.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -26,7 +28,7 @@ bool isName(std::string_view w) {
     for (size_t i = us + 1; i < w.size(); ++i) digits = digits && isDigit(w[i]);
     if (digits) return true;
   }
-  for (std::string_view prefix : {"t", "lv", "gv"}) {
+  for (std::string_view prefix : {"t", "lv", "gv", "tmp"}) {
     if (w.size() <= prefix.size() || w.substr(0, prefix.size()) != prefix) continue;
     bool digits = true;
     for (size_t i = prefix.size(); i < w.size(); ++i) digits = digits && isDigit(w[i]);
@@ -274,7 +276,9 @@ std::string normalizeLine(std::string_view s) {
   return std::string(trim(collapseTuples(out)));
 }
 
-std::string normalizeMessage(std::string_view message) {
+std::string normalizeMessage(std::string_view wrapped) {
+  const std::string inner = unwrapCompilerError("", wrapped).message;  // eager and compiled in one wording
+  const std::string_view message = inner;
   std::vector<std::string_view> lines;
   size_t start = 0;
   while (start <= message.size()) {

@@ -6,7 +6,7 @@
 //   tuples, shapes  [1,?,3], (2, 2), 3x4, 1..3 -> <n>      (a run of numbers is one <n>: ranks vary too)
 //   hex             0x7ffd1234, deadbeef0042   -> <hex>
 //   paths           /usr/lib/x.so, onnxruntime/core/a.cc -> <path>
-//   names           output_3, Conv_4, t17, lv2 -> <name>   (a word ending in _digits, t/lv/gv+digits)
+//   names           output_3, Conv_4, t17, lv2, tmp3 -> <name>   (a word ending in _digits, t/lv/gv/tmp+digits)
 //   non-ASCII runs                             -> ?
 //   C++ template arguments  f(T*) [with T = signed char; ...], f(T*) [T = int] -> f(T*)
 //   whitespace runs                            -> one space
@@ -15,6 +15,8 @@
 // already kept; of what is left, the
 // first three lines and the last are kept, joined by " | ", and the result is cut at
 // kMaxNormalizedMessage characters.
+// A compiler's wrapping of the model's own exception (torch.compile's: triage/unwrap.h) is
+// taken off first.
 // repro.py carries a line-for-line Python port of this algorithm (src/store/repro/common.py);
 // the two must stay in step, and a test checks they agree.
 #pragma once

@@ -7,6 +7,7 @@
 
 #include "triage/frames.h"
 #include "triage/normalize.h"
+#include "triage/unwrap.h"
 
 namespace nnfuzz {
 
@@ -94,7 +95,7 @@ Signature makeSignature(const Judgement& j, const RunOutcome& outcome, const std
   switch (outcome.status) {
     case RunStatus::PrepareError:
     case RunStatus::RunError:
-      s.errorType = outcome.errorType;
+      s.errorType = unwrapCompilerError(outcome.errorType, outcome.message).type;
       s.message = normalizeMessage(outcome.message);
       break;
     case RunStatus::Crash:

@@ -46,7 +46,7 @@ def _is_name(w):
     us = w.rfind("_")
     if 0 < us < len(w) - 1 and all(_digit(c) for c in w[us + 1:]):
         return True
-    for prefix in ("t", "lv", "gv"):
+    for prefix in ("t", "lv", "gv", "tmp"):
         if len(w) > len(prefix) and w.startswith(prefix) and all(_digit(c) for c in w[len(prefix):]):
             return True
     return False
@@ -245,11 +245,96 @@ def _keep_control_flow_failures(line):
     return line[:start] + ", ".join(kept) if kept else line
 
 
+# --- Dynamo's wrappers taken off: a port of src/triage/unwrap.cpp's message part -----------
+def _ident_char(c): return _word(c) or c == "."
+def _ws_trimmed(s):
+    b, e = 0, len(s)
+    while b < e and s[b] in " \t\r": b += 1
+    while e > b and s[e - 1] in " \t\r\n": e -= 1
+    return s[b:e]
+
+
+def _exception_name_at(s):
+    i = 0
+    while i < len(s) and _ident_char(s[i]):
+        i += 1
+    name = s[:i]
+    named = name.endswith("Error") or name.endswith("Exception")
+    return i if named and s[i:].startswith(": ") else 0
+
+
+def _python_string_at(s, i):
+    if i >= len(s) or s[i] not in "'\"":
+        return None
+    quote, out, k = s[i], "", i + 1
+    while k < len(s):
+        if s[k] == quote:
+            return out
+        if s[k] == "\\" and k + 1 < len(s):
+            k += 1
+            out += {"n": "\n", "t": "\t"}.get(s[k], s[k])
+        else:
+            out += s[k]
+        k += 1
+    return None
+
+
+def _without_torch_size(text):
+    key = "torch.Size(["
+    at = text.find(key)
+    while at >= 0:
+        close = text.find("])", at + len(key))
+        if close < 0:
+            break
+        text = text[:at] + text[at + len(key) - 1:close + 1] + text[close + 2:]
+        at = text.find(key, at)
+    return text
+
+
+def unwrap_compiler_error(message):
+    return _without_torch_size(_unwrapped(message))
+
+
+def _unwrapped(message):
+    dynamo, cut, at = False, None, 0
+    while at < len(message):
+        end = message.find("\n", at)
+        if end < 0:
+            end = len(message)
+        line = _ws_trimmed(message[at:end])
+        if line == "from user code:" or line.startswith("Set TORCHDYNAMO_VERBOSE="):
+            cut, dynamo = at, True
+            break
+        at = end + 1
+    body = _ws_trimmed(message[:cut] if cut is not None else message)
+    if body.startswith("RuntimeError when making fake tensor call"):
+        got = body.find("): got ")
+        if got >= 0:
+            rest = body[got + 7:]
+            name = 0
+            while name < len(rest) and _ident_char(rest[name]):
+                name += 1
+            if 0 < name < len(rest) and rest[name] == "(":
+                inner = _python_string_at(rest, name + 1)
+                if inner is not None:
+                    return inner
+    if body.startswith("backend='") and " raised:" in body:
+        eol = body.find("\n")
+        if eol < 0:
+            return message
+        body = _ws_trimmed(body[eol + 1:])
+        dynamo = True
+    if not dynamo:
+        return message
+    name = _exception_name_at(body)
+    return body[name + 2:] if name else body
+
+
 def normalize_message(message):
     # Bytes as Latin-1 characters: one character per byte, as the C++ scanner sees them.
     if isinstance(message, str):
         message = message.encode("utf-8", "replace")
-    text = message.decode("latin-1")
+    text = unwrap_compiler_error(message.decode("latin-1"))
     lines = [_trim(l) for l in text.split("\n")]
     kept = []
     for l in lines:
