@@ -59,6 +59,10 @@ runpy.run_module("nnsmith.cli.fuzz", run_name="__main__", alter_sys=True)' \
   read -r wall user sys < "$root.time"
   gen=$(grep -o 'gen: [0-9.]*' "$root.hydra/fuzz.log" | awk '{s += $2} END {printf "%.2f", s / NR}')
   eval=$(grep -o 'eval: [0-9.]*' "$root.hydra/fuzz.log" | awk '{s += $2} END {printf "%.2f", s / NR}')
+  # NNSmith's per-test times are heavy-tailed (a few tests take seconds): the median too.
+  median=$(grep -oE 'gen: [0-9.]+ms, eval: [0-9.]+' "$root.hydra/fuzz.log" | awk '{print $2 + $4}' |
+    sort -n | awk '{a[NR] = $1} END {printf "%.1f", a[int((NR + 1) / 2)]}')
+  echo "NNSmith   round seed $seed: median wall per test (gen + eval) $median ms"
   if grep -q 'testcases generated' "$root.hydra/fuzz.log"; then
     printf 'NNSmith   %6d tests in %ss: %6.2f tests/s; per test gen+oracle %s ms, ORT compile+run+compare %s ms; CPU %.2f ms a test (start-up included); %s bug folders\n' \
       "$tests" "$SECS" "$(echo "$tests / $SECS" | bc -l)" "$gen" "$eval" \
