@@ -8,6 +8,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from driver import load_tensor, worker_argv, write_case
+from models import conv_bn_relu_pool, model_of
 from test_workers import check_equal
 
 pytest.importorskip("iree.runtime")
@@ -17,25 +18,11 @@ MODES = ["opt", "noopt", "generic"]
 RNG = np.random.default_rng(22)
 
 
-def model_of(nodes, inputs, outputs, init=(), name="g"):
-    model = helper.make_model(helper.make_graph(nodes, name, inputs, outputs, list(init)),
-                              opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
-
 
 def conv_block():
     """Conv + BatchNormalization + Relu + MaxPool in f32: what every compiler fuses."""
-    f32 = lambda *shape: RNG.uniform(-1, 1, shape).astype(np.float32)  # noqa: E731
-    init = [numpy_helper.from_array(f32(4, 3, 3, 3), "W"), numpy_helper.from_array(f32(4), "B"),
-            numpy_helper.from_array(f32(4) + 1.5, "scale"), numpy_helper.from_array(f32(4), "shift"),
-            numpy_helper.from_array(f32(4), "mean"), numpy_helper.from_array(f32(4) + 2, "var")]
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["n"]),
-             helper.make_node("Relu", ["n"], ["r"]),
-             helper.make_node("MaxPool", ["r"], ["y"], kernel_shape=[2, 2], strides=[2, 2])]
-    return model_of(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
-                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 3])], init), [f32(1, 3, 6, 6)]
+    nodes, init, x, y, data = conv_bn_relu_pool(RNG, 4, 6, 6)
+    return model_of(nodes, [x], [y], init), [data]
 
 
 def double_bool_scalar():

@@ -3,13 +3,13 @@ onnx2tf hands back channel-last (rank 3, 4 and 5) or not; a conversion failure i
 converter's (stage convert); without its venv the worker says "not installed"."""
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from driver import ROOT, load_tensor, worker_argv, write_case
+from models import conv_bn_relu_pool, model_of, uniform_f32
 from test_workers import check_equal
 
 MODES = ["noopt", "ref", "opt"]
@@ -28,15 +28,9 @@ needs_litert = pytest.mark.skipif(not litert_installed(),
                                   reason="LiteRT is not installed: no .venv-litert (scripts/setup.sh --with-litert)")
 
 
-def model_of(nodes, inputs, outputs, init=()):
-    model = helper.make_model(helper.make_graph(nodes, "g", inputs, outputs, list(init)),
-                              opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
-
 
 def f32(*shape):
-    return RNG.uniform(-1, 1, shape).astype(np.float32)
+    return uniform_f32(RNG, *shape)
 
 
 def info(name, shape, kind=TensorProto.FLOAT):
@@ -47,16 +41,9 @@ def conv_block():
     """4-D: Conv + BatchNormalization + Relu + MaxPool (channel-last inside onnx2tf), and a
     Transpose of the input whose ONNX result already looks channel-last: it must not be
     transposed back."""
-    init = [numpy_helper.from_array(f32(4, 3, 3, 3), "W"), numpy_helper.from_array(f32(4), "B"),
-            numpy_helper.from_array(f32(4) + 1.5, "scale"), numpy_helper.from_array(f32(4), "shift"),
-            numpy_helper.from_array(f32(4), "mean"), numpy_helper.from_array(f32(4) + 2, "var")]
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["n"]),
-             helper.make_node("Relu", ["n"], ["r"]),
-             helper.make_node("MaxPool", ["r"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
-             helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 3, 1])]
-    return model_of(nodes, [info("x", [1, 3, 6, 5])], [info("y", [1, 4, 3, 2]), info("t", [1, 6, 5, 3])],
-                    init), [f32(1, 3, 6, 5)]
+    nodes, init, x, y, data = conv_bn_relu_pool(RNG, 4, 6, 5)
+    nodes.append(helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 3, 1]))
+    return model_of(nodes, [x], [y, info("t", [1, 6, 5, 3])], init), [data]
 
 
 def conv_1d_3d():

@@ -13,6 +13,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from driver import ROOT, load_tensor, worker_argv, write_case
+from models import conv_bn_relu_pool, model_of, uniform_f32
 from test_workers import check_equal
 
 pytest.importorskip("ncnn")
@@ -27,28 +28,15 @@ F = TensorProto.FLOAT
 
 
 def f32(*shape):
-    return RNG.uniform(-1, 1, shape).astype(np.float32)
+    return uniform_f32(RNG, *shape)
 
-
-def model_of(nodes, inputs, outputs, init=()):
-    model = helper.make_model(helper.make_graph(nodes, "g", inputs, outputs, list(init)),
-                              opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
 
 
 def conv_block():
     """NCHW with batch 1 (pnnx drops it on the way in; the worker puts it back): Conv + BN +
     Relu + MaxPool, which pnnx fuses at optlevel 2, and a 3x3 Conv ncnn may run by Winograd."""
-    init = [numpy_helper.from_array(f32(8, 3, 3, 3), "W"), numpy_helper.from_array(f32(8), "B"),
-            numpy_helper.from_array(f32(8) + 1.5, "scale"), numpy_helper.from_array(f32(8), "shift"),
-            numpy_helper.from_array(f32(8), "mean"), numpy_helper.from_array(f32(8) + 2, "var")]
-    nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["n"]),
-             helper.make_node("Relu", ["n"], ["r"]),
-             helper.make_node("MaxPool", ["r"], ["y"], kernel_shape=[2, 2], strides=[2, 2])]
-    return model_of(nodes, [helper.make_tensor_value_info("x", F, [1, 3, 8, 8])],
-                    [helper.make_tensor_value_info("y", F, [1, 8, 4, 4])], init), [f32(1, 3, 8, 8)]
+    nodes, init, x, y, data = conv_bn_relu_pool(RNG, 8, 8, 8)
+    return model_of(nodes, [x], [y], init), [data]
 
 
 def two_inputs_two_outputs():
