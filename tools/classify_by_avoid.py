@@ -31,6 +31,8 @@ def matches(rule, node, t, opset=17):
     if node.op_type != rule['op']: return False
     if 'opsets' in rule and opset not in rule['opsets']: return False
     ins = list(node.input)
+    if any(k < len(ins) and ins[k] for k in rule.get('omitted', [])): return False
+    if any(k >= len(ins) or any(ins[k:]) for k in rule.get('empty', [])): return False
     if 'dtypes' in rule or 'ranks' in rule:
         cands = [rule['operand']] if 'operand' in rule else [0]
         ok = False

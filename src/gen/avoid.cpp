@@ -31,6 +31,14 @@ bool containsValue(const std::vector<T>& list, const T& value) {
 bool AvoidRule::matches(const OpSpec& spec, const std::vector<const TensorType*>& operands,
                         const Attributes& attributes) const {
   if (&spec != op) return false;
+  for (int k : omitted)
+    if (static_cast<size_t>(k) < operands.size() && operands[static_cast<size_t>(k)]) return false;
+  for (int k : empty) {
+    const auto at = static_cast<size_t>(k);
+    if (at >= operands.size() || operands[at]) return false;
+    for (size_t later = at + 1; later < operands.size(); ++later)
+      if (operands[later]) return false;  // a middle empty name: not this rule's case
+  }
   if (!dtypes.empty() || !ranks.empty()) {
     const auto k = static_cast<size_t>(operand >= 0 ? operand : spec.typeOperand);
     if (k >= operands.size() || !operands[k]) return false;
@@ -84,6 +92,13 @@ std::vector<AvoidRule> parseAvoidRules(const json& j) {
           if (!k.is_number_integer()) bad(i, "opsets must be integers");
           rule.opsets.push_back(k.get<int>());
         }
+      } else if (key == "omitted" || key == "empty") {
+        if (!value.is_array()) bad(i, key + " must be a list of operand indices");
+        for (const json& k : value) {
+          if (!k.is_number_integer() || k.get<int>() < 0 || k.get<int>() >= rule.op->maxInputs)
+            bad(i, key + " must hold input indices of " + std::string(rule.op->name));
+          (key == "empty" ? rule.empty : rule.omitted).push_back(k.get<int>());
+        }
       } else if (key == "attrs") {
         if (!value.is_object()) bad(i, "attrs must map names to lists of values");
         for (const auto& [name, list] : value.items()) {
@@ -113,6 +128,8 @@ json avoidRulesToJson(const std::vector<AvoidRule>& rules) {
     }
     if (!rule.ranks.empty()) r["ranks"] = rule.ranks;
     if (!rule.opsets.empty()) r["opsets"] = rule.opsets;
+    if (!rule.omitted.empty()) r["omitted"] = rule.omitted;
+    if (!rule.empty.empty()) r["empty"] = rule.empty;
     if (!rule.attrs.empty()) {
       r["attrs"] = json::object();
       for (const auto& [name, values] : rule.attrs) r["attrs"][name] = values;

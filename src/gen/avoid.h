@@ -14,7 +14,9 @@
 // (OpSpec::typeOperand) unless "operand": k names another one; attrs maps a name to values as the text form writes them
 // (strings unquoted), "*" meaning "present with any value"; "opsets": [11, 12] limits the
 // rule to models of those target opsets (a kernel an engine has for one schema version
-// only). Each rule may carry a "why".
+// only); "omitted": [1] holds when those optional operands are left out (Loop without
+// cond), "empty": [1] when they are written as the empty name though nothing given follows
+// (config "empty_inputs": Squeeze(x, "")). Each rule may carry a "why".
 #pragma once
 
 #include <string>
@@ -33,11 +35,13 @@ struct AvoidRule {
   std::vector<DType> dtypes;  ///< empty: any
   std::vector<int> ranks;     ///< empty: any
   std::vector<int> opsets;    ///< target opsets the rule holds at (empty: every one)
+  std::vector<int> omitted;   ///< operands that must be left out (empty: no condition)
+  std::vector<int> empty;     ///< operands that must be trailing empty names (empty: no condition)
   std::vector<std::pair<std::string, std::vector<std::string>>> attrs;
   std::string why;
 
-  /// Does a node of `op` with these operand types (nullptr = omitted) and attributes fall
-  /// under the rule?
+  /// Does a node of `op` with these operand types (nullptr = omitted; a trailing nullptr
+  /// is an operand written as the empty name) and attributes fall under the rule?
   bool matches(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attributes) const;
 };
 

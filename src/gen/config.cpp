@@ -38,7 +38,7 @@ GenConfig defaultConfig() {
 bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
                        const Attributes& attrs, const std::vector<const Tensor*>& constants) const {
   if (!net.params.empty() && !net.paramsAllow(spec, operands, attrs)) return true;
-  if (opset != kCanonicalOpset) {
+  {  // opset 17 too: what later opsets added to an operator is refused there
     std::vector<const Tensor*> known(constants);
     known.resize(operands.size(), nullptr);
     // The result count only matters to Split's num_outputs, which always fits.
@@ -71,7 +71,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",  "opsets",  "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
-                                            "caffe_layers", "values",   "outputs",
+                                            "caffe_layers", "values",   "outputs",     "empty_inputs",
                                             "limits",    "neuri"};
 
 }  // namespace
@@ -135,6 +135,10 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
       else if (kind == "weights") c.outputs.weights = odds;
       else bad("outputs", "unknown kind '" + kind + "' (consumed, weights)");
     }
+  }
+  if (j.contains("empty_inputs")) {
+    c.emptyInputs = number<double>(j["empty_inputs"], "empty_inputs");
+    if (!(c.emptyInputs >= 0 && c.emptyInputs <= 1)) bad("empty_inputs", "odds must be in [0, 1]");
   }
   if (j.contains("opset")) {
     c.opset = number<int>(j["opset"], "opset");
@@ -287,6 +291,7 @@ json configToJson(const GenConfig& c) {
   j["weight_rate"] = c.weightRate;
   j["values"] = {{"narrow", c.values.narrow}, {"wide", c.values.wide}, {"special", c.values.special},
                  {"integral", c.values.integral}};
+  j["empty_inputs"] = c.emptyInputs;
   j["opset"] = c.opset;
   if (!c.opsetMix.empty()) {  // absent when unused: old hashes stay
     json mix = json::object();

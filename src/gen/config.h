@@ -19,6 +19,7 @@
 //     "caffe_layers": {"Power": 1, "Crop": 0.5},  // Caffe layers drawn as ONNX runs (caffe_units.h)
 //     "values": {"narrow": 0.7, "wide": 0.1, "special": 0.1, "integral": 0.1},  // fresh values (ValueMix)
 //     "outputs": {"consumed": 0, "weights": 0},  // extra graph outputs (OutputMix, isra)
+//     "empty_inputs": 0.2,            // odds of trailing optional inputs written as ""
 //     "limits": {...},                // depth, required sequences, parameter limits (limits.h)
 //     "neuri": {...}                  // the neuri generator's settings (NeuriSettings)
 //   }
@@ -99,6 +100,9 @@ struct GenConfig {
   /// Kinds of fresh values ("values": {"narrow": .7, "wide": .1, "special": .1, "integral": .1}).
   ValueMix values{0.7, 0.1, 0.1, 0.1};
   OutputMix outputs;
+  /// Odds that a node whose schema has optional inputs after its last given one writes
+  /// some of them as the empty name "" (absent, but spelled out; middle ones always are).
+  double emptyInputs = 0.2;
   int opset = 17;
   /// A mix of target opsets with odds (empty: every model targets `opset`). Each model's
   /// opset is drawn from its case seed; the generator then runs as with that `opset`.

@@ -198,8 +198,8 @@ NodeOperand freshInput(Tensor t) { return {kNoValue, std::move(t), true, false};
 NodeOperand omitted() { return {kNoValue, {}, false, true}; }
 
 // Evaluates the finished node and commits it when its results are usable.
-bool commitNode(const OpSpec& spec, EvalBuilder& builder, std::vector<NodeOperand> operands, Attributes attrs,
-                std::vector<ValueId> captures) {
+bool commitNode(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, std::vector<NodeOperand> operands,
+                Attributes attrs, std::vector<ValueId> captures) {
   Graph& g = builder.graph();
   ValuePool& pool = builder.pool();
   std::vector<const TensorType*> types;
@@ -217,6 +217,8 @@ bool commitNode(const OpSpec& spec, EvalBuilder& builder, std::vector<NodeOperan
     const bool weight = fresh ? !op.input : g.value(op.existing).kind == ValueKind::Weight;
     constants.push_back(weight ? data.back() : nullptr);
   }
+  // The config's avoid rules hold for the node itself too (Loop without cond for ONNX Runtime).
+  if (config.avoids(spec, types, attrs, constants)) return false;
   for (ValueId v : captures) captured.push_back(&pool.data(v));
   InferResult inferred = inferNode(spec, types, constants, attrs);
   if (!inferred.ok()) return false;
@@ -281,7 +283,7 @@ bool buildIf(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, 
   Attributes attrs;
   attrs.setGraph("else_branch", GraphAttr(std::move(elseBody.graph())));
   attrs.setGraph("then_branch", GraphAttr(std::move(thenBody.graph())));
-  return commitNode(spec, builder, std::move(operands), std::move(attrs), std::move(captures));
+  return commitNode(spec, builder, config, std::move(operands), std::move(attrs), std::move(captures));
 }
 
 bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, const BodyOps& ops, Rng& rng) {
@@ -321,7 +323,7 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   operands.push_back(std::move(initOp));
   Attributes attrs;
   attrs.setGraph("body", GraphAttr(std::move(body.graph())));
-  return commitNode(spec, builder, std::move(operands), std::move(attrs), std::move(captures));
+  return commitNode(spec, builder, config, std::move(operands), std::move(attrs), std::move(captures));
 }
 
 bool buildScan(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, const BodyOps& ops, Rng& rng) {
@@ -365,7 +367,7 @@ bool buildScan(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   body.graph().setOutputs(outputs);
   std::vector<ValueId> captures = bindCaptures({&body});
   attrs.setGraph("body", GraphAttr(std::move(body.graph())));
-  return commitNode(spec, builder, std::move(operands), std::move(attrs), std::move(captures));
+  return commitNode(spec, builder, config, std::move(operands), std::move(attrs), std::move(captures));
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 
 #include "gen/generators.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ops/opset_fit.h"
+#include "ops/registry.h"
+#include "ops/schema_history.h"
 #include "ops/version_forms.h"
 #include "support/error.h"
 
@@ -24,6 +27,35 @@ std::unique_ptr<Generator> makeNamed(const GenConfig& config) {
   if (config.generator == "graph") return makeGraphGen(config);
   if (config.generator == "neuri") return makeNeuriGen(config);
   return makeIsraGen(config);
+}
+
+// Optional inputs after a node's last given one, written as empty names with the config's
+// odds (frontends that count inputs rather than read their names take "" for an operand).
+// Only where the schema at the opset has such optional, non-variadic inputs (export keeps
+// them: version_forms.cpp); bodies are left as they are.
+// The config's avoid rules ("empty": [k]) keep them off where a target mishandles them.
+void addTrailingEmpties(Graph& graph, const GenConfig& config, Rng& rng) {
+  if (!(config.emptyInputs > 0) || config.format != "onnx") return;
+  for (NodeId id : graph.nodes()) {
+    Node& n = graph.node(id);
+    const OpSpec* spec = findOp(n);
+    const SchemaVersion* schema = spec ? schemaAt(n.op, config.opset) : nullptr;
+    if (!schema || n.attrs.hasGraphs()) continue;
+    const size_t limit = std::min(static_cast<size_t>(spec->maxInputs), schema->inputs.size());
+    size_t room = n.inputs.size();
+    while (room < limit && schema->inputs[room].optional && !schema->inputs[room].variadic) ++room;
+    if (room == n.inputs.size() || !rng.bernoulli(config.emptyInputs)) continue;
+    const auto count = static_cast<size_t>(rng.uniformInt(static_cast<int64_t>(n.inputs.size()) + 1, static_cast<int64_t>(room)));
+    std::vector<const TensorType*> types;
+    std::vector<const Tensor*> constants;
+    for (ValueId v : n.inputs) {
+      types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
+      constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
+    }
+    types.resize(count, nullptr);
+    constants.resize(count, nullptr);
+    if (!config.avoids(*spec, types, n.attrs, constants)) n.inputs.resize(count, kNoValue);
+  }
 }
 
 // The named generator at each target opset (the config's one, or its mix): operators the
@@ -61,6 +93,8 @@ class OpsetGen : public Generator {
     for (int redraw = 0; redraw < kRedraws && opsetMisfit(c.graph, opsets_[k]); ++redraw) c = inner_[k]->generate(rng);
     if (auto misfit = opsetMisfit(c.graph, opsets_[k])) throw Error("no model fits opset " + std::to_string(opsets_[k]) + ": " + *misfit);
     c.graph.setOpset(opsets_[k]);
+    // After the draws above, so the nodes and values drawn stay those of the seed.
+    addTrailingEmpties(c.graph, *configs_[k], rng);
     return c;
   }
 

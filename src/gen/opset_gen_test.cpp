@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "gen/avoid.h"
 #include "gen/config.h"
 #include "gen/generator.h"
 #include "ops/infer_node.h"
@@ -75,6 +76,53 @@ TEST(OpsetGen, AvoidRulesHoldAtTheirOpsets) {
   EXPECT_TRUE(c.avoids(relu, ints, {}));
   c.opset = 15;
   EXPECT_FALSE(c.avoids(relu, ints, {}));
+}
+
+// "omitted": the operand is absent either way; "empty": written as a trailing empty name.
+TEST(OpsetGen, AvoidRulesSeeOmittedAndEmptyOperands) {
+  const auto rules = parseAvoidRules(nlohmann::json::parse(
+      R"([{"op": "Clip", "omitted": [1]}, {"op": "Squeeze", "empty": [1]}])"));
+  const TensorType x{DType::Float32, {2, 1}}, s{DType::Float32, {}};
+  const OpSpec& clip = *findOp("Clip");
+  const OpSpec& squeeze = *findOp("Squeeze");
+  EXPECT_TRUE(rules[0].matches(clip, {&x}, {}));
+  EXPECT_TRUE(rules[0].matches(clip, {&x, nullptr, &s}, {}));
+  EXPECT_FALSE(rules[0].matches(clip, {&x, &s}, {}));
+  EXPECT_FALSE(rules[1].matches(squeeze, {&x}, {}));  // left out, not written
+  EXPECT_TRUE(rules[1].matches(squeeze, {&x, nullptr}, {}));
+  EXPECT_EQ(avoidRulesToJson(rules)[1]["empty"], nlohmann::json::array({1}));
+  EXPECT_THROW(parseAvoidRules(nlohmann::json::parse(R"([{"op": "Clip", "empty": [3]}])")), Error);
+}
+
+// empty_inputs: trailing optional inputs written as empty names, valid at the opset, and
+// never where an avoid rule says so (the default ORT rules: Squeeze's axes).
+TEST(OpsetGen, TrailingEmptyInputsFollowTheKnob) {
+  for (int opset : {11, 17, 21}) {
+    GenConfig c = applyConfigJson(defaultConfig(), {{"opset", opset}, {"seed", 9}, {"empty_inputs", 1.0},
+                                                    {"ops", {{"Clip", 1}, {"Squeeze", 1}, {"Resize", 1}, {"Relu", 1}}}});
+    validateConfig(c);
+    int trailing = 0;
+    for (uint64_t i = 0; i < 20; ++i) {
+      const GeneratedCase g = generateCase(c, i);
+      EXPECT_EQ(verifyGraph(g.graph), std::nullopt);
+      EXPECT_EQ(opsetMisfit(g.graph, opset), std::nullopt);
+      for (NodeId id : g.graph.nodes()) {
+        const Node& n = g.graph.node(id);
+        if (n.inputs.empty() || n.inputs.back() != kNoValue) continue;
+        ++trailing;
+        EXPECT_NE(n.op, "Squeeze") << "an avoid rule holds";
+      }
+    }
+    if (opset >= 13) {
+      EXPECT_GT(trailing, 10) << opset;
+    }
+    c.emptyInputs = 0;
+    for (uint64_t i = 0; i < 10; ++i) {
+      const Graph g = generateCase(c, i).graph;
+      for (NodeId id : g.nodes()) EXPECT_NE(g.node(id).inputs.back(), kNoValue);
+    }
+  }
+  EXPECT_THROW(applyConfigJson(defaultConfig(), {{"empty_inputs", 1.5}}), Error);
 }
 
 }  // namespace

@@ -263,7 +263,9 @@ class GraphImporter {
       if (id == kNoValue) throw Error(where + " reads undefined value '" + name + "'");
       inputs.push_back(id);
     }
-    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    // Trailing empty names are kept (export writes them back) where the operator has room.
+    while (!inputs.empty() && inputs.back() == kNoValue && inputs.size() > static_cast<size_t>(spec->maxInputs))
+      inputs.pop_back();
     // Pointers into the graph's values: taken again after bodies import, which may add
     // outer parameters to this graph too (names from further out).
     auto pointOperands = [&] {

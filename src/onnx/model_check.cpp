@@ -104,13 +104,15 @@ std::optional<std::string> compareWithOurs(const onnx::ModelProto& model, const 
   const auto ourNodes = ours.nodes();
   bool symbolic = false;
   // libonnx 1.12's inference of the attribute forms of Squeeze (before 13) and Slice
-  // (before 10) leaves dims symbolic too.
+  // (before 10) leaves dims symbolic too, and so does its Resize given a trailing empty
+  // sizes name (config "empty_inputs"; python's onnx 1.22 infers the dims).
   int opset = kCanonicalOpset;
   for (const auto& imp : model.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx") opset = static_cast<int>(imp.version());
   for (const auto& node : g.node())
     symbolic = symbolic || onnxLeavesDimsSymbolic(node.op_type()) || (opset < 13 && node.op_type() == "Squeeze") ||
-               (opset < 10 && node.op_type() == "Slice");
+               (opset < 10 && node.op_type() == "Slice") ||
+               (node.op_type() == "Resize" && node.input_size() == 4 && node.input(3).empty());
   size_t next = 0;
   for (const auto& node : g.node()) {
     if (node.op_type() == "Constant") continue;

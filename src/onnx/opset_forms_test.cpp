@@ -131,6 +131,50 @@ graph {
   return %3
 }
 )", "ArgMax", {"axis"}, 1},
+    // Pad-18's axes: earlier opsets write the pads of every axis (here as Pad-2's attribute).
+    {R"(opset 10
+graph {
+  %0 = input f32[2,3]
+  %1 = weight i64[2] [1, 2]
+  %2 = weight i64[1] [-1]
+  %3 = Pad(%0, %1, _, %2) : f32[2,6]
+  return %3
+}
+)", "Pad", {"pads"}, 1},
+    {R"(opset 18
+graph {
+  %0 = input f32[2,3]
+  %1 = weight i64[2] [1, 2]
+  %2 = weight i64[1] [-1]
+  %3 = Pad(%0, %1, _, %2) : f32[2,6]
+  return %3
+}
+)", "Pad", {}, 4},
+    // The pre-13 coercion to 2-D at a middle axis.
+    {R"(opset 11
+graph {
+  %0 = input f32[2,3,4]
+  %1 = Softmax(%0) {axis=1, coerce_2d=1} : f32[2,3,4]
+  %2 = Hardmax(%1) {axis=0, coerce_2d=1} : f32[2,3,4]
+  return %2
+}
+)", "Softmax", {"axis"}, 1},
+    // A trailing optional input written as the empty name stays one.
+    {R"(opset 13
+graph {
+  %0 = input f32[2,3]
+  %1 = weight f32[] [-0.5]
+  %2 = Clip(%0, %1, _) : f32[2,3]
+  return %2
+}
+)", "Clip", {}, 3},
+    {R"(opset 18
+graph {
+  %0 = input f32[1,1,5,5]
+  %1 = LpPool(%0) {ceil_mode=1, dilations=[2, 1], kernel_shape=[2, 2], strides=[2, 2]} : f32[1,1,2,3]
+  return %1
+}
+)", "LpPool", {"ceil_mode", "dilations", "kernel_shape", "strides"}, 1},
 };
 
 const SchemaVersion* versionOf(const onnx::ModelProto& model, const std::string& op) {
@@ -212,9 +256,45 @@ TEST(OpsetForms, WhatAnOpsetCannotExpressIsRefused) {
             "");
   EXPECT_NE(refusal("opset 10\ngraph {\n  %0 = input f32[2,3]\n  %1 = Flatten(%0) {axis=-1} : f32[2,3]\n"
                     "  return %1\n}\n").find("negative"), std::string::npos);
+  // What opset 18 added is refused before it, opset 17 included; defaults are dropped.
+  const char* scatterMax = "graph {\n  %0 = input f32[3]\n  %1 = weight i64[2] [0, 0]\n  %2 = input f32[2]\n"
+                           "  %3 = ScatterElements(%0, %1, %2) {reduction=\"max\"} : f32[3]\n  return %3\n}\n";
+  EXPECT_NE(refusal(scatterMax).find("needs opset 18"), std::string::npos);
+  EXPECT_EQ(refusal((std::string("opset 18\n") + scatterMax).c_str()), "");
+  EXPECT_NE(refusal("opset 16\ngraph {\n  %0 = input f32[1,1,4]\n  %1 = LpPool(%0) {ceil_mode=1, kernel_shape=[3], "
+                    "strides=[2]} : f32[1,1,2]\n  return %1\n}\n").find("ceil_mode"), std::string::npos);
+  const onnx::ModelProto lp = exportModel(parseGraph(
+      "graph {\n  %0 = input f32[1,1,4]\n  %1 = LpPool(%0) {ceil_mode=0, dilations=[1], kernel_shape=[3]} : f32[1,1,2]\n"
+      "  return %1\n}\n"));
+  EXPECT_EQ(lp.graph().node(0).attribute_size(), 1);  // kernel_shape only
+  EXPECT_EQ(checkModel(lp), std::nullopt);
+  // A middle-axis coercion means something else from opset 13 (unless the rest is 1s).
+  EXPECT_NE(refusal("opset 13\ngraph {\n  %0 = input f32[2,3,4]\n  %1 = Softmax(%0) {axis=1, coerce_2d=1} : f32[2,3,4]\n"
+                    "  return %1\n}\n").find("coerce_2d"), std::string::npos);
+  EXPECT_EQ(refusal("opset 13\ngraph {\n  %0 = input f32[2,3,1]\n  %1 = Softmax(%0) {axis=1, coerce_2d=1} : f32[2,3,1]\n"
+                    "  return %1\n}\n"), "");
   // An exclusion: Dropout's inference mask is unspecified before opset 12.
   EXPECT_NE(refusal("opset 11\ngraph {\n  %0 = input f32[2]\n  %1, %2 = Dropout(%0) : f32[2], bool[2]\n"
                     "  return %1\n}\n").find("opsetExclusions"), std::string::npos);
+}
+
+// The coercion's meaning: softmax over the flattened [axis, rank), as Reshape + Softmax say.
+TEST(OpsetForms, CoercedSoftmaxIsTheSoftmaxOfTheFlattenedTail) {
+  const Graph coerced = parseGraph(
+      "graph {\n  %0 = input f32[2,3,2]\n  %1 = LogSoftmax(%0) {axis=1, coerce_2d=1} : f32[2,3,2]\n  return %1\n}\n");
+  const Graph flat = parseGraph(
+      "graph {\n  %0 = input f32[2,3,2]\n  %1 = weight i64[2] [2, 6]\n  %2 = Reshape(%0, %1) : f32[2,6]\n"
+      "  %3 = LogSoftmax(%2) {axis=1} : f32[2,6]\n  %4 = weight i64[3] [2, 3, 2]\n  %5 = Reshape(%3, %4) : f32[2,3,2]\n"
+      "  return %5\n}\n");
+  Tensor x(TensorType{DType::Float32, {2, 3, 2}});
+  for (size_t k = 0; k < x.data.size(); ++k) x.data[k] = 0.3 * static_cast<double>(k % 5) - 0.4;
+  const auto a = runGraph(coerced, {x}), b = runGraph(flat, {x});
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(a[0].data.size(), b[0].data.size());
+  for (size_t k = 0; k < a[0].data.size(); ++k) EXPECT_NEAR(a[0].data[k], b[0].data[k], 1e-6) << k;
+  const auto perAxis = runGraph(parseGraph(
+      "graph {\n  %0 = input f32[2,3,2]\n  %1 = LogSoftmax(%0) {axis=1} : f32[2,3,2]\n  return %1\n}\n"), {x});
+  EXPECT_NE(a[0].data, perAxis[0].data);
 }
 
 TEST(OpsetForms, AvailabilityFollowsTheHistory) {

@@ -1,6 +1,7 @@
-// gather_nd.cpp - GatherND (opset 13) and ScatterND (opset 16): int64 index tuples of
-// length m (the indices' last dim) address slices of the data; GatherND reads them,
-// ScatterND writes `updates` there (reduction none, add or mul) into a copy of the data.
+// gather_nd.cpp - GatherND (opset 13) and ScatterND (opset 16; reduction max and min from
+// 18): int64 index tuples of length m (the indices' last dim) address slices of the data;
+// GatherND reads them, ScatterND writes `updates` there (reduction none, add, mul, max or
+// min) into a copy of the data.
 //
 // GatherND's batch_dims b (default 0) pairs the first b dims of data and indices. Index
 // values lie in [-d, d-1] of the dim they address (negative counts from the end). ScatterND
@@ -131,7 +132,7 @@ bool gatherNDUnstable(const KernelArgs& a) {
 
 // ---- ScatterND ----
 
-const std::vector<std::string_view> kReductions{"none", "add", "mul"};
+const std::vector<std::string_view> kReductions{"none", "add", "mul", "max", "min"};
 
 void sampleScatterND(OpDraft& d) {
   if (d.first().dtype != DType::Bool && d.rng->bernoulli(0.5))
@@ -190,12 +191,6 @@ InferResult inferScatterND(const InferArgs& a) {
   return {{x}, {}};
 }
 
-double combine(const std::string& reduction, double old, double update) {
-  if (reduction == "add") return old + update;
-  if (reduction == "mul") return old * update;
-  return update;
-}
-
 void scatterNDKernel(KernelArgs& a) {
   const Tensor& x = *a.inputs[0];
   const Tensor& idx = *a.inputs[1];
@@ -208,7 +203,7 @@ void scatterNDKernel(KernelArgs& a) {
     const int64_t base = tupleOffset(idx.data.data() + t * m, m, x.type.shape, 0) * slice;
     for (int64_t i = 0; i < slice; ++i) {
       double& out = a.outputs[0].data[static_cast<size_t>(base + i)];
-      out = combine(reduction, out, upd.data[static_cast<size_t>(t * slice + i)]);
+      out = combineScatter(reduction, out, upd.data[static_cast<size_t>(t * slice + i)]);
     }
   }
 }

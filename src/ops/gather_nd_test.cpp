@@ -96,7 +96,13 @@ TEST(ScatterElements, AlongAnAxis) {
   const Tensor repeat = ints({2, 1}, {1, 1});
   const Tensor upd2 = F({2, 1}, {1, 2});
   EXPECT_FALSE(inferOp("ScatterElements", {&kGrid, &repeat, &upd2}).ok());
-  EXPECT_FALSE(inferOp("ScatterElements", {&kGrid, &idx, &upd}, A([](Attributes& a) { a.setString("reduction", "max"); })).ok());
+  // Opset 18's max and min keep the larger / smaller of target and updates, repeats too.
+  const Tensor both = F({2, 1}, {-1, 9});
+  expectValues(run("ScatterElements", {&kGrid, &repeat, &both}, A([](Attributes& a) { a.setString("reduction", "max"); })),
+               {2, 3}, {0, 1, 2, 9, 4, 5});
+  expectValues(run("ScatterElements", {&kGrid, &repeat, &both}, A([](Attributes& a) { a.setString("reduction", "min"); })),
+               {2, 3}, {0, 1, 2, -1, 4, 5});
+  EXPECT_FALSE(inferOp("ScatterElements", {&kGrid, &idx, &upd}, A([](Attributes& a) { a.setString("reduction", "maximum"); })).ok());
 }
 
 TEST(Scatter, SampledIndicesNeverRepeatATargetForReductionNone) {

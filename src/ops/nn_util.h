@@ -4,6 +4,7 @@
 // dilations, ceil_mode) and axis lists.
 #pragma once
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -128,5 +129,14 @@ void forEachLine(const Shape& shape, size_t axis, F f) {
 /// !largest, smallest) element, that one included: above 1 the winner of an arg-max style
 /// choice could flip under float32 rounding upstream.
 int64_t nearBestCount(const double* p, int64_t stride, int64_t len, bool largest);
+
+/// A scatter's target after one update (reduction none, add, mul, max or min).
+inline double combineScatter(const std::string& reduction, double old, double update) {
+  if (reduction == "add") return old + update;
+  if (reduction == "mul") return old * update;
+  if (reduction == "max") return std::max(old, update);
+  if (reduction == "min") return std::min(old, update);
+  return update;
+}
 
 }  // namespace nnfuzz::nnsupport

@@ -1,11 +1,16 @@
-// pad.cpp - Pad (opset 13): pads is a constant int64 input [x1_begin, x2_begin, ...,
-// x1_end, x2_end, ...], negative pads crop; constant_value is an optional scalar input of
-// the data's dtype; mode is constant (default), reflect or edge.
+// pad.cpp - Pad (opset 13, with opset 18's axes): pads is a constant int64 input
+// [x1_begin, x2_begin, ..., x1_end, x2_end, ...], negative pads crop; constant_value is an
+// optional scalar input of the data's dtype; mode is constant (default), reflect or edge.
+// The optional constant `axes` (int64 drawn, int32 read; distinct, negative from the end) names the
+// axes pads holds two values for; the others are not padded. Before opset 18 the pads of
+// every axis are written instead (version_forms.cpp).
 //
 // A negative pad crops that side first; the other side is then padded relative to the
 // cropped tensor (ONNX Runtime's reading). For edge and reflect that equals clamping or
 // mirroring about the original borders, as long as a reflect pad stays below the cropped
 // length, which we require (ORT rejects larger ones).
+#include <algorithm>
+
 #include "ops/shape_util.h"
 
 namespace nnfuzz {
@@ -31,30 +36,80 @@ void padAttrs(OpDraft& d) {
   d.attrs.setString("mode", u < 0.45 ? "constant" : u < 0.72 ? "reflect" : "edge");
 }
 
-InputPattern padNext(const OpDraft& d) {
+// Pads for `count` axes; with `anyAxis` they fit every axis of x (crops and reflect pads
+// within the shortest dim, growth within the longest), so the axes can be drawn after.
+std::vector<int64_t> drawPads(const OpDraft& d, size_t count, bool anyAxis) {
   Rng& rng = *d.rng;
   const TensorType& x = d.first();
-  if (d.inputTypes.size() == 2) {
-    if (rng.bernoulli(0.3)) return InputPattern::omitted();
-    return InputPattern::exactly(TensorType{x.dtype, {}}, defaultRange(x.dtype));
-  }
   const bool reflect = modeOf(d.attrs) == Mode::Reflect;
-  const size_t r = x.shape.size();
+  const size_t r = count;
   std::vector<int64_t> pads(2 * r, 0);
+  const auto [shortest, longest] = std::minmax_element(x.shape.begin(), x.shape.end());
   for (size_t i = 0; i < r; ++i) {
-    const int64_t n = x.shape[i];
+    const int64_t n = anyAxis ? *shortest : x.shape[i];
     // Crop amounts first: the cropped length L stays >= 1.
     int64_t cropBegin = 0, cropEnd = 0;
     if (n > 1 && rng.bernoulli(0.25)) cropBegin = rng.uniformInt(1, n - 1);
     if (n - cropBegin > 1 && rng.bernoulli(0.25)) cropEnd = rng.uniformInt(1, n - 1 - cropBegin);
     const int64_t cropped = n - cropBegin - cropEnd;
-    int64_t maxPad = std::min(d.limits->maxDim, std::max<int64_t>(0, (maxResultDim(*d.limits) - cropped) / 2));
+    const int64_t widest = anyAxis ? *longest - cropBegin - cropEnd : cropped;
+    int64_t maxPad = std::min(d.limits->maxDim, std::max<int64_t>(0, (maxResultDim(*d.limits) - widest) / 2));
     if (reflect) maxPad = std::min(maxPad, cropped - 1);
     auto grow = [&] { return rng.bernoulli(0.3) ? 0 : rng.uniformInt(0, maxPad); };
     pads[i] = cropBegin > 0 ? -cropBegin : grow();
     pads[i + r] = cropEnd > 0 ? -cropEnd : grow();
   }
-  return InputPattern::constantTensor(int64Tensor(pads));
+  return pads;
+}
+
+InputPattern padNext(const OpDraft& d) {
+  Rng& rng = *d.rng;
+  const TensorType& x = d.first();
+  const auto r = static_cast<size_t>(x.rank());
+  if (d.inputTypes.size() == 1) {
+    // Pads for a few axes, named by an axes input drawn next (when the draft has its slot).
+    if (d.arity == 4 && rng.bernoulli(0.3)) return InputPattern::constantTensor(int64Tensor(drawPads(d, static_cast<size_t>(rng.uniformInt(1, static_cast<int64_t>(r))), true)));
+    return InputPattern::constantTensor(int64Tensor(drawPads(d, r, false)));
+  }
+  if (d.inputTypes.size() == 2) {
+    if (rng.bernoulli(0.3)) return InputPattern::omitted();
+    return InputPattern::exactly(TensorType{x.dtype, {}}, defaultRange(x.dtype));
+  }
+  const size_t count = d.inputTypes[1].numel() / 2;
+  if (count == r && rng.bernoulli(0.85)) return InputPattern::omitted();
+  // Pads drawn for a few axes fit any of them; a full list keeps the axes in order.
+  std::vector<int64_t> axes = randomPermutation(rng, static_cast<int>(r));
+  if (count == r) std::sort(axes.begin(), axes.end());
+  axes.resize(count);
+  for (int64_t& a : axes)
+    if (rng.bernoulli(0.3)) a -= static_cast<int64_t>(r);
+  // int64: onnx 1.22's Pad inference reads int32 axes as int64 and fails (the schema allows both).
+  return InputPattern::constantTensor(int64Tensor(axes));
+}
+
+// The pads of every axis: those of `axes` (all when absent) placed, the rest 0.
+std::optional<std::vector<int64_t>> fullPads(const std::vector<int64_t>& pads, const Tensor* axes, size_t r,
+                                             std::string& err) {
+  if (!axes) {
+    if (pads.size() == 2 * r) return pads;
+    err = "pads must hold 2 * rank values";
+    return std::nullopt;
+  }
+  const auto which = normalizeAxes(intsOf(*axes), static_cast<int>(r));
+  if (!which) {
+    err = "axes are out of range or repeat";
+    return std::nullopt;
+  }
+  if (pads.size() != 2 * which->size()) {
+    err = "pads must hold 2 values per axis";
+    return std::nullopt;
+  }
+  std::vector<int64_t> full(2 * r, 0);
+  for (size_t k = 0; k < which->size(); ++k) {
+    full[static_cast<size_t>((*which)[k])] = pads[k];
+    full[static_cast<size_t>((*which)[k]) + r] = pads[k + which->size()];
+  }
+  return full;
 }
 
 InferResult inferPad(const InferArgs& args) {
@@ -65,8 +120,13 @@ InferResult inferPad(const InferArgs& args) {
   if (auto e = checkIndexVector(args, 1, "pads"); !e.empty()) return InferResult::fail(e);
   const TensorType& x = *args.inputs[0];
   const size_t r = x.shape.size();
-  const auto pads = intsOf(*args.constants[1]);
-  if (pads.size() != 2 * r) return InferResult::fail("pads must hold 2 * rank values");
+  const bool hasAxes = args.inputs.size() > 3 && args.inputs[3];
+  if (hasAxes)
+    if (auto e = checkIndexVector(args, 3, "axes", true); !e.empty()) return InferResult::fail(e);
+  std::string err;
+  const auto full = fullPads(intsOf(*args.constants[1]), hasAxes ? args.constants[3] : nullptr, r, err);
+  if (!full) return InferResult::fail(err);
+  const std::vector<int64_t>& pads = *full;
   if (args.inputs.size() > 2 && args.inputs[2]) {
     const TensorType& v = *args.inputs[2];
     if (v.dtype != x.dtype) return InferResult::fail("constant_value differs in dtype from data");
@@ -93,7 +153,9 @@ void padKernel(KernelArgs& args) {
   const Tensor& in = *args.inputs[0];
   Tensor& out = args.outputs[0];
   const Mode mode = *modeOf(args.attrs);
-  const auto pads = intsOf(*args.inputs[1]);
+  std::string err;
+  const bool hasAxes = args.inputs.size() > 3 && args.inputs[3];
+  const auto pads = *fullPads(intsOf(*args.inputs[1]), hasAxes ? args.inputs[3] : nullptr, in.type.shape.size(), err);
   const double value = args.inputs.size() > 2 && args.inputs[2] ? args.inputs[2]->data[0] : 0.0;
   const Shape& shape = in.type.shape;
   const size_t r = shape.size();
@@ -130,10 +192,10 @@ const OpSpec& opPad() {
     s.name = "Pad";
     s.sinceVersion = 13;
     s.minInputs = 2;
-    s.maxInputs = 3;
+    s.maxInputs = 4;
     s.dtypes = kAllTypes;
     s.minRank = 1;
-    s.constantInputs = 0b10;
+    s.constantInputs = 0b1010;
     s.attrs = {stringAttr("mode", {"constant", "reflect", "edge"})};
     s.sampleAttrs = padAttrs;
     s.nextInput = padNext;

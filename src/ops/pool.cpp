@@ -1,7 +1,7 @@
 // pool.cpp - MaxPool (opset 12 schema), AveragePool (opset 11 schema: no dilations) and
-// LpPool (opset 11 schema: no dilations, no ceil_mode) over N x C x D1..Dn inputs:
-// kernel_shape, strides, explicit or automatic padding, ceil_mode, MaxPool's dilations
-// and storage_order, AveragePool's count_include_pad, LpPool's p (default 2; padding adds
+// LpPool (opset 11 schema with opset 18's ceil_mode and dilations, which version_forms.cpp
+// drops or refuses before 18) over N x C x D1..Dn inputs: kernel_shape, strides, explicit
+// or automatic padding, ceil_mode, MaxPool's and LpPool's dilations, MaxPool's storage_order, AveragePool's count_include_pad, LpPool's p (default 2; padding adds
 // nothing to the sum of |x|^p).
 //
 // MaxPool's optional Indices result (float inputs only) holds the flat position of each
@@ -30,13 +30,13 @@ enum class Pool { Max, Average, Lp };
 
 // Reads and checks a pooling node's geometry (the attribute set of the given kind).
 bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, std::string& err) {
-  const bool max = kind == Pool::Max;
+  const bool dilated = kind != Pool::Average;
   if (kind == Pool::Max)
     err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else if (kind == Pool::Average)
     err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   else
-    err = unknownAttr(attrs, {"auto_pad", "kernel_shape", "p", "pads", "strides"});
+    err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"});
   if (!err.empty()) return false;
   const size_t n = xs.size() - 2;
   if (!attrs.has("kernel_shape")) {
@@ -45,7 +45,7 @@ bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, 
   }
   std::vector<int64_t> kernel;
   if (!readInts(attrs, "kernel_shape", n, 1, 1, kernel, err)) return false;
-  if (!readWindow(attrs, spatialDims(xs), kernel, max, w, err)) return false;
+  if (!readWindow(attrs, spatialDims(xs), kernel, dilated, w, err)) return false;
   for (size_t i = 0; i < n; ++i)
     if (w.padBegin[i] >= kernel[i] || w.padEnd[i] >= kernel[i]) {
       err = "pads must be smaller than the kernel";
@@ -54,7 +54,7 @@ bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, 
   int64_t flag = 0;
   if (!readInt(attrs, "ceil_mode", 0, 1, 0, flag, err)) return false;
   w.ceilMode = flag == 1;
-  if (max && !readInt(attrs, "storage_order", 0, 1, 0, flag, err)) return false;
+  if (kind == Pool::Max && !readInt(attrs, "storage_order", 0, 1, 0, flag, err)) return false;
   if (kind == Pool::Average && !readInt(attrs, "count_include_pad", 0, 1, 0, flag, err)) return false;
   if (kind == Pool::Lp && !readInt(attrs, "p", 1, INT64_MAX, 2, flag, err)) return false;
   if (!resolveForward(w, err)) return false;
@@ -98,6 +98,7 @@ int64_t columnMajor(int64_t rowMajor, const Shape& dims) {
 template <Pool Kind>
 void samplePoolAttrs(OpDraft& d) {
   constexpr bool Max = Kind == Pool::Max;
+  constexpr bool Dilated = Kind != Pool::Average;
   Rng& rng = *d.rng;
   const Shape& xs = d.first().shape;
   const size_t n = xs.size() - 2;
@@ -111,7 +112,7 @@ void samplePoolAttrs(OpDraft& d) {
   w.padEnd.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = w.in[i];
-    if (Max && rng.bernoulli(0.25)) w.dilations[i] = rng.uniformInt(2, 3);
+    if (Dilated && rng.bernoulli(0.25)) w.dilations[i] = rng.uniformInt(2, 3);
     if (rng.bernoulli(0.4)) w.strides[i] = rng.uniformInt(2, 3);
     const int64_t dil = w.dilations[i];
     // Pads below the kernel give (k-1)*(dil-2) <= in-1 as the largest kernel that fits
@@ -146,7 +147,7 @@ void samplePoolAttrs(OpDraft& d) {
   // ceil_mode only where ONNX shape inference and the runtime rule agree on the size, and
   // never with auto_pad: for VALID the spec's formula ignores ceil_mode while ONNX Runtime
   // applies it (width 1 against 2 for a 3-wide window, stride 3, on 5), and auto_pad is deprecated.
-  if (Kind != Pool::Lp && rng.bernoulli(0.4) && w.autoPad == AutoPad::NotSet) {
+  if (rng.bernoulli(0.4) && w.autoPad == AutoPad::NotSet) {
     Window c = w;
     c.ceilMode = true;
     bool agree = resolveForward(c, err);
@@ -155,13 +156,13 @@ void samplePoolAttrs(OpDraft& d) {
   }
   d.attrs.setInts("kernel_shape", w.kernel);
   writeInts(d.attrs, "strides", w.strides, 1, rng);
-  if (Max) writeInts(d.attrs, "dilations", w.dilations, 1, rng);
+  if (Dilated) writeInts(d.attrs, "dilations", w.dilations, 1, rng);
   if (w.autoPad == AutoPad::NotSet) {
     std::vector<int64_t> pads = w.padBegin;
     pads.insert(pads.end(), w.padEnd.begin(), w.padEnd.end());
     writeInts(d.attrs, "pads", pads, 0, rng);
   }
-  if (Kind != Pool::Lp && (w.ceilMode || rng.bernoulli(0.3))) d.attrs.setInt("ceil_mode", w.ceilMode ? 1 : 0);
+  if (w.ceilMode || rng.bernoulli(0.3)) d.attrs.setInt("ceil_mode", w.ceilMode ? 1 : 0);
   if (Max && rng.bernoulli(0.3)) d.attrs.setInt("storage_order", rng.uniformInt(0, 1));
   if (Kind == Pool::Average && rng.bernoulli(0.7)) d.attrs.setInt("count_include_pad", rng.uniformInt(0, 1));
   if (Kind == Pool::Lp && rng.bernoulli(0.7)) d.attrs.setInt("p", rng.uniformInt(1, 3));
@@ -256,11 +257,9 @@ OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes) {
   s.maxRank = 5;
   s.attrs = {autoPadDomain(), intsDomain("kernel_shape", 1, 5, 1, 3), intsDomain("pads", 0, 3, 2, 6),
              intsDomain("strides", 1, 3, 1, 3)};
-  if (Kind != Pool::Lp) s.attrs.push_back(intDomain("ceil_mode", 0, 1));
-  if (Kind == Pool::Max) {
-    s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
-    s.attrs.push_back(intDomain("storage_order", 0, 1));
-  }
+  s.attrs.push_back(intDomain("ceil_mode", 0, 1));
+  if (Kind != Pool::Average) s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
+  if (Kind == Pool::Max) s.attrs.push_back(intDomain("storage_order", 0, 1));
   if (Kind == Pool::Average) s.attrs.push_back(intDomain("count_include_pad", 0, 1));
   if (Kind == Pool::Lp) s.attrs.push_back(intDomain("p", 1, 3));
   s.sampleAttrs = samplePoolAttrs<Kind>;

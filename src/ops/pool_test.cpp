@@ -188,9 +188,23 @@ TEST(LpPool, NormOverWindowsWithPadding) {
     t.setInts("pads", {0, 1, 0, 0});
   });
   expectValues(run("LpPool", {&x}, padded), {1, 1, 2, 2}, {3, 5, 0, 12});  // padding adds nothing
+  // Opset 18's ceil_mode and dilations: a last window that starts inside, taps spread out.
+  const Tensor row = F({1, 1, 1, 5}, {3, -4, 0, 12, 5});
+  expectValues(run("LpPool", {&row}, A([](Attributes& t) {
+                 t.setInts("kernel_shape", {1, 2});
+                 t.setInts("strides", {1, 2});
+                 t.setInt("ceil_mode", 1);
+               })),
+               {1, 1, 1, 3}, {5, 12, 5});
+  expectValues(run("LpPool", {&row}, A([](Attributes& t) {
+                 t.setInts("kernel_shape", {1, 2});
+                 t.setInts("dilations", {1, 3});
+                 t.setInt("p", 1);
+               })),
+               {1, 1, 1, 2}, {15, 9});  // |3| + |12|, |-4| + |5|
   EXPECT_FALSE(inferOp("LpPool", {&x}, A([](Attributes& t) {
                  t.setInts("kernel_shape", {2, 2});
-                 t.setInt("ceil_mode", 1);  // not in LpPool-11
+                 t.setInt("ceil_mode", 2);
                })).ok());
   EXPECT_FALSE(inferOp("LpPool", {&x}, A([](Attributes& t) {
                  t.setInts("kernel_shape", {2, 2});

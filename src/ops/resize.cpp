@@ -1,7 +1,13 @@
-// resize.cpp - Resize (opset 13): X, roi, scales, sizes; exactly one of scales (float32)
-// and sizes (int64) is given; roi only matters for tf_crop_and_resize. Modes nearest,
-// linear, cubic; every coordinate_transformation_mode and nearest_mode of opset 13;
-// cubic_coeff_a, exclude_outside, extrapolation_value.
+// resize.cpp - Resize (opset 13, with opset 18's axes and keep_aspect_ratio_policy and
+// opset 19's half_pixel_symmetric, which version_forms.cpp refuses before those opsets):
+// X, roi, scales, sizes; exactly one of scales (float32) and sizes (int64) is given; roi
+// only matters for tf_crop_and_resize. Modes nearest, linear, cubic; every
+// coordinate_transformation_mode and nearest_mode; cubic_coeff_a, exclude_outside,
+// extrapolation_value. `axes` names the dims roi, scales and sizes hold values for (the
+// others keep their size). keep_aspect_ratio_policy not_larger / not_smaller (with sizes)
+// takes the least / greatest size ratio over those axes as every one's scale, and sizes
+// round(scale * length) half up; a product within a hair of a half is refused, as engines
+// round it differently. antialias is not modelled (refused unless 0).
 //
 // The kernel follows onnx.reference (op_resize.py): it resizes one axis after another in
 // double, the source coordinate x_ori of output index x picks taps at base-1..base+2
@@ -18,6 +24,7 @@
 // and uses exact scales where a mode reads scale * length. Nearest-mode source
 // coordinates near a rounding boundary, and tf_crop_and_resize coordinates near the crop
 // border, are unstable unless every implementation computes them exactly.
+#include <algorithm>
 #include <cmath>
 
 #include "ops/shape_util.h"
@@ -30,12 +37,15 @@ using namespace shapeops;
 namespace {
 
 enum class Mode { Nearest, Linear, Cubic };
-enum class Ctm { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNearest, TfCropAndResize };
+enum class Ctm { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNearest, TfCropAndResize,
+                 HalfPixelSymmetric };
+enum class Keep { Stretch, NotLarger, NotSmaller };
 enum class Rounding { PreferFloor, PreferCeil, Floor, Ceil };
 
 const char* const kModes[] = {"nearest", "linear", "cubic"};
 const char* const kCtms[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                              "tf_half_pixel_for_nearest", "tf_crop_and_resize"};
+                              "tf_half_pixel_for_nearest", "tf_crop_and_resize", "half_pixel_symmetric"};
+const char* const kKeeps[] = {"stretch", "not_larger", "not_smaller"};
 const char* const kRoundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
 
 template <typename E, size_t N>
@@ -68,16 +78,19 @@ const Tensor* operand(std::span<const Tensor* const> ops, size_t i) { return i <
 // Validates the attributes and the roi/scales/sizes contents against X's shape.
 std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape& x,
                                            std::span<const Tensor* const> ops) {
-  for (const char* s : {"mode", "coordinate_transformation_mode", "nearest_mode"})
+  for (const char* s : {"mode", "coordinate_transformation_mode", "nearest_mode", "keep_aspect_ratio_policy"})
     if (attrs.hasWrongKind<std::string>(s)) return std::string(s) + " must be a string";
   for (const char* f : {"cubic_coeff_a", "extrapolation_value"})
     if (attrs.hasWrongKind<double>(f)) return std::string(f) + " must be a float";
   if (attrs.hasWrongKind<int64_t>("exclude_outside")) return std::string("exclude_outside must be an int");
+  if (attrs.getInt("antialias", 0) != 0) return std::string("antialias is not modelled");
   Config c;
   auto mode = parse<Mode>(attrs, "mode", kModes);
   auto ctm = parse<Ctm>(attrs, "coordinate_transformation_mode", kCtms);
   auto rounding = parse<Rounding>(attrs, "nearest_mode", kRoundings);
-  if (!mode || !ctm || !rounding) return std::string("unknown mode, coordinate_transformation_mode or nearest_mode");
+  const auto keep = parse<Keep>(attrs, "keep_aspect_ratio_policy", kKeeps);
+  if (!mode || !ctm || !rounding || !keep)
+    return std::string("unknown mode, coordinate_transformation_mode, nearest_mode or keep_aspect_ratio_policy");
   c.mode = *mode;
   c.ctm = *ctm;
   c.rounding = *rounding;
@@ -88,6 +101,17 @@ std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape&
   c.excludeOutside = exclude == 1;
 
   const size_t r = x.size();
+  // The dims the operands speak of, and where each dim's values sit in them (-1: none).
+  std::vector<int64_t> which(r);
+  for (size_t i = 0; i < r; ++i) which[i] = static_cast<int64_t>(i);
+  if (attrs.has("axes")) {
+    const auto given = normalizeAxes(attrs.getInts("axes"), static_cast<int>(r));
+    if (!given || given->empty()) return std::string("axes are out of range, repeat or are empty");
+    which.assign(given->begin(), given->end());
+  }
+  const size_t n = which.size();
+  std::vector<int64_t> at(r, -1);
+  for (size_t k = 0; k < n; ++k) at[static_cast<size_t>(which[k])] = static_cast<int64_t>(k);
   const Tensor* roi = operand(ops, 1);
   const Tensor* scales = operand(ops, 2);
   const Tensor* sizes = operand(ops, 3);
@@ -96,27 +120,51 @@ std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape&
   if (sizes && sizes->numel() == 0) sizes = nullptr;
   if ((scales != nullptr) == (sizes != nullptr)) return std::string("exactly one of scales and sizes must be given");
   if (roi && roi->numel() == 0) roi = nullptr;
-  if (roi && static_cast<size_t>(roi->numel()) != 2 * r) return std::string("roi must hold 2 * rank values");
+  if (roi && static_cast<size_t>(roi->numel()) != 2 * n) return std::string("roi must hold 2 values per axis");
   if (c.ctm == Ctm::TfCropAndResize && !roi) return std::string("tf_crop_and_resize needs roi");
   const auto* given = scales ? scales : sizes;
-  if (static_cast<size_t>(given->numel()) != r) return std::string("scales or sizes must hold one value per dim");
+  if (static_cast<size_t>(given->numel()) != n) return std::string("scales or sizes must hold one value per axis");
+  // keep_aspect_ratio_policy: one scale for every axis, the least or greatest ratio.
+  double kept = 0;
+  if (sizes && *keep != Keep::Stretch)
+    for (size_t k = 0; k < n; ++k) {
+      const int64_t in = x[static_cast<size_t>(which[k])];
+      if (in <= 0) return std::string("keep_aspect_ratio_policy needs non-empty dims");
+      const double ratio = sizes->data[k] / static_cast<double>(in);
+      if (k == 0 || (*keep == Keep::NotLarger ? ratio < kept : ratio > kept)) kept = ratio;
+    }
   for (size_t i = 0; i < r; ++i) {
     Axis a;
     a.in = x[i];
-    if (scales) {
-      a.scale = scales->data[i];
+    a.out = x[i];
+    a.length = static_cast<double>(x[i]);
+    const auto k = static_cast<size_t>(at[i]);
+    if (at[i] < 0) {
+      a.skip = true;
+      c.axes.push_back(a);
+      continue;
+    }
+    if (sizes && *keep != Keep::Stretch) {
+      const double product = kept * static_cast<double>(a.in);
+      if (!(kept > 0) || product > static_cast<double>(int64_t{1} << 31)) return std::string("sizes must be positive");
+      if (std::abs(product - std::floor(product) - 0.5) < 1e-4) return std::string("a kept-aspect size rounds a half");
+      a.scale = kept;
+      a.out = static_cast<int64_t>(std::floor(product + 0.5));
+      a.length = product;
+    } else if (scales) {
+      a.scale = scales->data[k];
       if (!(a.scale > 0) || a.scale > 1e6) return std::string("scales must be positive");
       a.out = static_cast<int64_t>(std::floor(static_cast<double>(a.in) * a.scale));
       a.length = a.scale * static_cast<double>(a.in);
     } else {
-      a.out = saturatingInt(sizes->data[i]);
+      a.out = saturatingInt(sizes->data[k]);
       if (a.out < 0 || a.out > (int64_t{1} << 31)) return std::string("sizes must be non-negative");
       a.scale = a.in > 0 ? static_cast<double>(a.out) / static_cast<double>(a.in) : 1.0;
       a.length = static_cast<double>(a.out);
     }
     if (roi) {
-      a.roi0 = roi->data[i];
-      a.roi1 = roi->data[i + r];
+      a.roi0 = roi->data[k];
+      a.roi1 = roi->data[k + n];
     }
     auto close = [](double u, double v) { return std::abs(u - v) <= 1e-9 * std::max(std::abs(u), std::abs(v)); };
     a.skip = close(a.scale, 1.0) && a.out == a.in && (!roi || (close(a.roi0, 0.0) && close(a.roi1, 1.0)));
@@ -132,6 +180,10 @@ double sourceCoord(const Config& c, const Axis& a, int64_t xi, bool* outside) {
   *outside = false;
   switch (c.ctm) {
     case Ctm::HalfPixel: return (x + 0.5) / a.scale - 0.5;
+    case Ctm::HalfPixelSymmetric: {  // the centres of input and output line up
+      const double offset = in / 2 * (1 - static_cast<double>(a.out) / a.length);
+      return offset + (x + 0.5) / a.scale - 0.5;
+    }
     case Ctm::PytorchHalfPixel: return a.length > 1 ? (x + 0.5) / a.scale - 0.5 : 0.0;
     case Ctm::AlignCorners: return a.length == 1 ? 0.0 : x * (in - 1) / (a.length - 1);
     case Ctm::Asymmetric: return x / a.scale;
@@ -206,7 +258,11 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
 }
 
 InferResult inferResize(const InferArgs& args) {
-  if (auto e = unknownAttribute(args.attrs, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value"}); !e.empty()) return InferResult::fail(e);
+  if (auto e = unknownAttribute(args.attrs, {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                                             "exclude_outside", "extrapolation_value", "antialias", "axes",
+                                             "keep_aspect_ratio_policy"});
+      !e.empty())
+    return InferResult::fail(e);
   const TensorType& x = *args.inputs[0];
   const char* names[] = {"X", "roi", "scales", "sizes"};
   for (size_t i = 1; i < args.inputs.size(); ++i) {
@@ -287,7 +343,8 @@ void resizeAttrs(OpDraft& d) {
   if (mode != Mode::Nearest || rng.bernoulli(0.6)) d.attrs.setString("mode", kModes[static_cast<int>(mode)]);
   std::vector<Ctm> ctms{Ctm::HalfPixel, Ctm::PytorchHalfPixel, Ctm::AlignCorners, Ctm::Asymmetric, Ctm::TfCropAndResize};
   if (mode == Mode::Nearest) ctms.push_back(Ctm::TfHalfPixelForNearest);
-  const Ctm ctm = rng.bernoulli(0.2) ? Ctm::HalfPixel : rng.pick(ctms);
+  Ctm ctm = rng.bernoulli(0.2) ? Ctm::HalfPixel : rng.pick(ctms);
+  if (ctm == Ctm::HalfPixel && rng.bernoulli(0.1)) ctm = Ctm::HalfPixelSymmetric;  // opset 19 on
   if (ctm != Ctm::HalfPixel || rng.bernoulli(0.5))
     d.attrs.setString("coordinate_transformation_mode", kCtms[static_cast<int>(ctm)]);
   if (mode == Mode::Nearest && rng.bernoulli(0.7)) d.attrs.setString("nearest_mode", kRoundings[rng.uniformInt(0, 3)]);
@@ -307,6 +364,34 @@ void resizeAttrs(OpDraft& d) {
                                             : isFloat(d.first().dtype) ? rng.uniformReal(r.lo, r.hi)
                                                                        : static_cast<double>(rng.uniformInt(
                                                                              static_cast<int64_t>(r.lo), static_cast<int64_t>(r.hi))));
+  }
+}
+
+// Opset 18's attributes, drawn now and then (version_forms.cpp refuses them before 18):
+// a few of the resized dims as `axes`, and with sizes a kept aspect ratio.
+void resizeAttrs18(OpDraft& d) {
+  Rng& rng = *d.rng;
+  const auto r = static_cast<size_t>(d.first().rank());
+  if (rng.bernoulli(0.15)) {
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < r; ++i)
+      if (scaledDim(i, r) && rng.bernoulli(0.7)) axes.push_back(static_cast<int64_t>(i) - (rng.bernoulli(0.3) ? static_cast<int64_t>(r) : 0));
+    if (!axes.empty()) {
+      for (size_t i = axes.size(); i > 1; --i) std::swap(axes[i - 1], axes[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(i) - 1))]);
+      d.attrs.setInts("axes", axes);
+    }
+  }
+  if (d.arity == 4 && rng.bernoulli(0.1)) {
+    d.attrs.setString("keep_aspect_ratio_policy", kKeeps[rng.uniformInt(0, 2)]);
+    // The kept scale applies to every named dim: name the spatial ones only.
+    std::vector<int64_t> axes = d.attrs.getInts("axes");
+    if (axes.empty())
+      for (size_t i = r >= 3 ? 2 : 0; i < r; ++i) axes.push_back(static_cast<int64_t>(i));
+    // Spelled non-negative: ONNX Runtime 1.31 leaves the input unresized when a kept aspect
+    // ratio comes with negative axes (a known deviation, kept out of every draw).
+    for (int64_t& a : axes)
+      if (a < 0) a += static_cast<int64_t>(r);
+    if (r >= 3 || d.attrs.has("axes")) d.attrs.setInts("axes", axes);
   }
 }
 
@@ -355,6 +440,10 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
   const size_t r = x.size();
   Plan p;
   p.useScales = d.arity == 3 || rng.bernoulli(0.5);
+  if (d.attrs.getString("keep_aspect_ratio_policy", "stretch") != "stretch") p.useScales = false;
+  // With axes, the operands hold values for those dims only, in their order.
+  std::vector<size_t> which;
+  for (int64_t a : d.attrs.getInts("axes", {})) which.push_back(static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(r) : a));
   // These modes read scale * length, so the product must be the integer size exactly.
   const bool needExact = ctm == Ctm::AlignCorners || ctm == Ctm::PytorchHalfPixel || ctm == Ctm::TfCropAndResize;
   p.scales = Tensor(TensorType{DType::Float32, {static_cast<int64_t>(r)}});
@@ -365,6 +454,7 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
     p.scales.data[k] = 1.0;
     p.roi.data[k + r] = 1.0;
     if (!scaledDim(k, r)) continue;
+    if (!which.empty() && std::find(which.begin(), which.end(), k) == which.end()) continue;
     const int64_t most = std::max<int64_t>(1, std::min(maxResultDim(*d.limits), 3 * in));
     // A length-1 result under pytorch_half_pixel is read differently by the reference
     // and ONNX Runtime for cubic.
@@ -382,6 +472,20 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
     if (rng.bernoulli(0.05)) std::swap(s, e);  // a flipped crop
     p.roi.data[k] = roundTo(p.roi.type.dtype, s);
     p.roi.data[k + r] = roundTo(p.roi.type.dtype, e);
+  }
+  if (!which.empty()) {
+    const auto n = static_cast<int64_t>(which.size());
+    Tensor scales(TensorType{DType::Float32, {n}}), roi(TensorType{p.roi.type.dtype, {2 * n}});
+    std::vector<int64_t> sizes;
+    for (size_t k = 0; k < which.size(); ++k) {
+      scales.data[k] = p.scales.data[which[k]];
+      roi.data[k] = p.roi.data[which[k]];
+      roi.data[k + which.size()] = p.roi.data[which[k] + r];
+      sizes.push_back(p.sizes[which[k]]);
+    }
+    p.scales = std::move(scales);
+    p.roi = std::move(roi);
+    p.sizes = std::move(sizes);
   }
   return p;
 }
@@ -413,6 +517,7 @@ bool resizeUnstable(const KernelArgs& args) {
       case Ctm::HalfPixel:
       case Ctm::Asymmetric:
       case Ctm::TfHalfPixelForNearest: exactMap = isPowerOfTwo(a.scale); break;
+      case Ctm::HalfPixelSymmetric: exactMap = isPowerOfTwo(a.scale) && static_cast<double>(a.out) == a.length; break;
       case Ctm::PytorchHalfPixel: exactMap = a.length <= 1 || isPowerOfTwo(a.scale); break;
       case Ctm::AlignCorners: exactMap = a.length == 1 || dyadic(in1 / (a.length - 1)); break;
       case Ctm::TfCropAndResize:
@@ -456,11 +561,15 @@ const OpSpec& opResize() {
     s.attrs = {stringAttr("mode", {"nearest", "linear", "cubic"}),
                stringAttr("coordinate_transformation_mode",
                           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                           "tf_half_pixel_for_nearest", "tf_crop_and_resize"}),
+                           "tf_half_pixel_for_nearest", "tf_crop_and_resize", "half_pixel_symmetric"}),
                stringAttr("nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
                floatAttr("cubic_coeff_a", -1.0, -0.25), intAttr("exclude_outside", 0, 1),
-               floatAttr("extrapolation_value", -2.0, 2.0)};
-    s.sampleAttrs = resizeAttrs;
+               floatAttr("extrapolation_value", -2.0, 2.0),
+               stringAttr("keep_aspect_ratio_policy", {"stretch", "not_larger", "not_smaller"})};
+    s.sampleAttrs = [](OpDraft& d) {
+      resizeAttrs(d);
+      resizeAttrs18(d);
+    };
     s.nextInput = resizeNext;
     s.infer = inferResize;
     s.reference = resizeKernel;

@@ -113,7 +113,34 @@ TEST(Resize, RejectsBadOperands) {
   const Tensor zero = F32s({1, 0});
   EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &zero}).ok());
   EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, modes("bilinear", "half_pixel")).ok());
-  EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, modes("linear", "half_pixel_symmetric")).ok());
+  EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, modes("linear", "half_pixel_symmetrical")).ok());
+  Attributes antialias = modes("linear", "half_pixel");
+  antialias.setInt("antialias", 1);  // not modelled
+  EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, antialias).ok());
+}
+
+// Opset 18's axes and keep_aspect_ratio_policy, opset 19's half_pixel_symmetric.
+TEST(Resize, AxesKeptAspectAndSymmetricHalfPixel) {
+  const Tensor x = F({1, 4}, {1, 2, 3, 4});
+  const Tensor sizes = I64({3, 8});
+  Attributes keep = modes("nearest", "asymmetric");
+  keep.setString("keep_aspect_ratio_policy", "not_larger");  // scale min(3/1, 8/4) = 2
+  const InferResult kept = inferOp("Resize", {&x, nullptr, nullptr, &sizes}, keep);
+  ASSERT_TRUE(kept.ok()) << kept.error;
+  EXPECT_EQ(kept.types[0].shape, (Shape{2, 8}));
+  keep.setString("keep_aspect_ratio_policy", "not_smaller");  // scale 3
+  EXPECT_EQ(inferOp("Resize", {&x, nullptr, nullptr, &sizes}, keep).types[0].shape, (Shape{3, 12}));
+  const Tensor one = I64({8});
+  Attributes axes = modes("nearest", "asymmetric");
+  axes.setInts("axes", {-1});
+  EXPECT_EQ(inferOp("Resize", {&x, nullptr, nullptr, &one}, axes).types[0].shape, (Shape{1, 8}));
+  EXPECT_FALSE(inferOp("Resize", {&x, nullptr, nullptr, &sizes}, axes).ok());  // two sizes, one axis
+  // half_pixel_symmetric: 5 / 2 -> 2 outputs of a 2.5 length: offset 2.5 * (1 - 2 / 2.5) = 0.5.
+  const Tensor line = F({5}, {0, 10, 20, 30, 40});
+  const Tensor half = F32s({0.5});
+  const Tensor y = run("Resize", {&line, nullptr, &half}, modes("linear", "half_pixel_symmetric"));
+  // x_ori = 0.5 + (i + 0.5) * 2 - 0.5: 1 and 3.
+  expectTensor(y, {2}, {10, 30});
 }
 
 TEST(Resize, IntegerDataRoundsHalfToEven) {

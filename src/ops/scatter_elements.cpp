@@ -1,5 +1,5 @@
-// scatter_elements.cpp - ScatterElements (opset 16): a copy of the data with `updates`
-// written (reduction none, add or mul) at the positions whose coordinate along `axis`
+// scatter_elements.cpp - ScatterElements (opset 16; reduction max and min from 18): a
+// copy of the data with `updates` written (reduction none, add, mul, max or min) at the positions whose coordinate along `axis`
 // (default 0) comes from `indices` and whose other coordinates are the update's own.
 //
 // indices (int32/int64, in [-n, n-1]) are constants with the updates' shape, no larger
@@ -18,7 +18,7 @@ using namespace nnsupport;
 
 namespace {
 
-const std::vector<std::string_view> kReductions{"none", "add", "mul"};
+const std::vector<std::string_view> kReductions{"none", "add", "mul", "max", "min"};
 
 size_t axisOf(const Attributes& attrs, int rank) { return static_cast<size_t>(*normalizeAxis(attrs.getInt("axis", 0), rank)); }
 
@@ -114,7 +114,7 @@ void scatterKernel(KernelArgs& a) {
   forEachTarget(x.type.shape, *a.inputs[1], axisOf(a.attrs, x.type.rank()), [&](int64_t from, int64_t to) {
     double& out = a.outputs[0].data[static_cast<size_t>(to)];
     const double u = a.inputs[2]->data[static_cast<size_t>(from)];
-    out = reduction == "add" ? out + u : (reduction == "mul" ? out * u : u);
+    out = combineScatter(reduction, out, u);
   });
 }
 

@@ -81,6 +81,35 @@ bool sameValue(const AttrValue& v, const SchemaAttr& a) {
   return attrToText(v) == std::string(a.defaultText);
 }
 
+// Attributes a later opset added to operators nnfuzz draws in their opset-17 form: below
+// `since` the attribute is dropped at its default (every element of a list equal to it)
+// and refused otherwise; an empty default refuses it whenever given.
+struct LaterAttr {
+  std::string_view op, attr;
+  int since;
+  std::string_view defaultText;
+};
+const LaterAttr kLaterAttrs[] = {
+    {"LpPool", "ceil_mode", 18, "0"},
+    {"LpPool", "dilations", 18, "1"},
+    {"Resize", "antialias", 18, "0"},
+    {"Resize", "axes", 18, ""},
+    {"Resize", "keep_aspect_ratio_policy", 18, "stretch"},
+};
+
+// Values a later opset added to an existing attribute: refused below `since`.
+struct LaterValue {
+  std::string_view op, attr, value;
+  int since;
+};
+const LaterValue kLaterValues[] = {
+    {"ScatterElements", "reduction", "max", 18},
+    {"ScatterElements", "reduction", "min", 18},
+    {"ScatterND", "reduction", "max", 18},
+    {"ScatterND", "reduction", "min", 18},
+    {"Resize", "coordinate_transformation_mode", "half_pixel_symmetric", 19},
+};
+
 struct Work {
   const NodeView& node;
   int opset;
@@ -159,6 +188,24 @@ void topkTo(Work& w) {
 }
 
 void padTo(Work& w) {
+  // Pad-18's axes: earlier forms pad every axis, so the pads of the others are 0.
+  if (w.opset < 18 && w.present(3)) {
+    const Tensor* pads = w.constant(1);
+    const Tensor* axes = w.constant(3);
+    if (!pads || !axes) return w.fail("pads and axes must be constants to pad every axis");
+    const int r = w.rank();
+    const std::vector<int64_t> given = intsOf(*pads), which = intsOf(*axes);
+    if (given.size() != 2 * which.size()) return w.fail("pads must hold two values per axis");
+    std::vector<int64_t> full(2 * static_cast<size_t>(r), 0);
+    for (size_t k = 0; k < which.size(); ++k) {
+      const auto axis = opsupport::normalizeAxis(which[k], r);
+      if (!axis) return w.fail("an axis is out of range");
+      full[static_cast<size_t>(*axis)] = given[k];
+      full[static_cast<size_t>(*axis + r)] = given[k + which.size()];
+    }
+    w.setSlot(1, FormOperand{-1, int64Tensor(full)});
+    w.clearSlot(3);
+  }
   if (w.opset >= 11) return;
   if (w.inputToInts(1, "pads")) w.inputToFloat(2, "value");
 }
@@ -223,10 +270,24 @@ void gridSampleTo(Work& w) {  // GridSample-20 renamed the modes
   w.form.attrs.setString("mode", mode == "bilinear" ? "linear" : mode == "bicubic" ? "cubic" : mode);
 }
 
-void softmaxTo(Work& w) {  // before 13 the input is flattened to 2-D at axis
-  if (w.opset >= 13) return;
+// True when the 2-D coercion at `axis` leaves one axis: no dims after it but 1s.
+bool coercionIsOneAxis(const Work& w, int axis) {
+  const TensorType* x = w.node.types.empty() ? nullptr : w.node.types[0];
+  return x && std::all_of(x->shape.begin() + axis + 1, x->shape.end(), [](int64_t d) { return d == 1; });
+}
+
+// Before 13 the input is flattened to 2-D at axis (canonical nodes say so by coerce_2d).
+void softmaxTo(Work& w) {
   const auto axis = opsupport::normalizeAxis(w.form.attrs.getInt("axis", -1), w.rank());
-  if (!axis || *axis != w.rank() - 1) return w.fail("only the last axis means the same before opset 13");
+  if (!axis) return w.fail("axis out of range");
+  const bool coerce = w.form.attrs.getInt("coerce_2d", 0) == 1;
+  w.form.attrs.erase("coerce_2d");
+  if (w.opset >= 13) {
+    if (coerce && !coercionIsOneAxis(w, *axis))
+      w.fail("a 2-D coercion at a middle axis (coerce_2d) needs an opset before 13");
+    return;
+  }
+  if (!coerce && !coercionIsOneAxis(w, *axis)) return w.fail("only the last axis means the same before opset 13");
   w.form.attrs.setInt("axis", *axis);
 }
 
@@ -328,11 +389,35 @@ void gridSampleFrom(Work& w) {
 void softmaxFrom(Work& w) {
   if (w.opset >= 13) return;
   const auto axis = opsupport::normalizeAxis(w.form.attrs.getInt("axis", 1), w.rank());
-  if (!axis || *axis != w.rank() - 1) return w.fail("a 2-D coercion at an axis other than the last is not modelled");
+  if (!axis) return w.fail("axis out of range");
   w.form.attrs.setInt("axis", *axis);
+  if (*axis != w.rank() - 1) w.form.attrs.setInt("coerce_2d", 1);
 }
 void roiAlignFrom(Work& w) {
   if (w.opset < 16) w.form.attrs.setString("coordinate_transformation_mode", "output_half_pixel");
+}
+
+// The later attributes and values (kLaterAttrs, kLaterValues) at an opset before them.
+void laterAttributesTo(Work& w) {
+  for (const LaterAttr& later : kLaterAttrs) {
+    const std::string name(later.attr);
+    if (later.op != w.node.op || w.opset >= later.since || !w.form.attrs.has(name)) continue;
+    bool atDefault = !later.defaultText.empty();
+    for (const auto& [key, value] : w.form.attrs) {
+      if (key != name) continue;
+      if (const auto* list = std::get_if<std::vector<int64_t>>(&value))
+        for (int64_t x : *list) atDefault = atDefault && std::to_string(x) == later.defaultText;
+      else
+        atDefault = atDefault && attrToText(value) == later.defaultText;
+    }
+    if (!atDefault) return w.fail("attribute '" + name + "' needs opset " + std::to_string(later.since));
+    w.form.attrs.erase(name);
+  }
+  for (const LaterValue& later : kLaterValues) {
+    const std::string name(later.attr);
+    if (later.op == w.node.op && w.opset < later.since && w.form.attrs.getString(name, "") == later.value)
+      return w.fail(name + " '" + std::string(later.value) + "' needs opset " + std::to_string(later.since));
+  }
 }
 
 using Move = void (*)(Work&);
@@ -389,8 +474,20 @@ Work start(const NodeView& node, int opset) {
   return w;
 }
 
-void trimInputs(NodeForm& form) {
+// Drops empty slots at the end, but keeps those the node itself leaves empty (trailing
+// empty names: config "empty_inputs") where the schema has an optional input there.
+void trimInputs(NodeForm& form, const NodeView* node = nullptr, int opset = 0) {
   while (!form.inputs.empty() && form.inputs.back().empty()) form.inputs.pop_back();
+  const SchemaVersion* version = node ? schemaAt(node->op, opset) : nullptr;
+  if (!version || !form.ok()) return;
+  size_t given = node->types.size();  // the node's own trailing empties start here
+  while (given > 0 && !node->types[given - 1]) --given;
+  if (form.inputs.size() < given) return;  // a move emptied the end: no empties of the node's
+  const size_t slots = std::min(node->types.size(), version->inputs.size());
+  for (size_t k = form.inputs.size(); k < slots; ++k) {
+    if (!version->inputs[k].optional || version->inputs[k].variadic) return;
+    form.inputs.emplace_back();
+  }
 }
 
 // Attributes the version lacks: dropped at the canonical default, else the node is refused.
@@ -466,8 +563,14 @@ bool availableAt(std::string_view op, int opset) {
 
 NodeForm formAt(const NodeView& node, int opset) {
   Work w = start(node, opset);
-  // The canonical form itself, whatever it holds (ONNX's checker judges unknown ops).
-  if (opset == 17) return std::move(w.form);
+  // The canonical form itself, whatever it holds (ONNX's checker judges unknown ops), but
+  // without what later opsets added.
+  if (opset == 17) {
+    if (const Moves* m = movesOf(node.op); m && m->to) m->to(w);
+    if (w.form.ok()) laterAttributesTo(w);
+    trimInputs(w.form, &node, opset);
+    return std::move(w.form);
+  }
   const SchemaVersion* version = schemaAt(node.op, opset);
   if (!version) {
     w.fail("there is no such operator (or it is deprecated) at this opset");
@@ -478,7 +581,8 @@ NodeForm formAt(const NodeView& node, int opset) {
     return std::move(w.form);
   }
   if (const Moves* m = movesOf(node.op); m && m->to) m->to(w);
-  trimInputs(w.form);
+  if (w.form.ok()) laterAttributesTo(w);
+  trimInputs(w.form, &node, opset);
   if (w.form.ok()) fitAttributes(w, *version);
   if (w.form.ok()) fitOperands(w, *version);
   return std::move(w.form);
@@ -498,12 +602,11 @@ NodeForm canonicalFrom(const NodeView& node, int opset) {
         if (auto v = defaultValue(a)) w.form.attrs.set(a.name, *v);
     }
   }
-  trimInputs(w.form);
+  trimInputs(w.form, &node, 17);
   return std::move(w.form);
 }
 
 std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
-  if (opset == 17) return std::nullopt;
   std::optional<std::string> problem;
   forEachNodeDeep(graph, [&](const Node& n, const Graph& g) {
     if (problem) return;

@@ -9,7 +9,12 @@
 // attributes a version does not have yet (written only at their default, else refused),
 // changed defaults (written explicitly), and a few changed semantics that only a subset
 // of canonical nodes can express (Softmax, LogSoftmax and Hardmax before 13 flatten the
-// input to 2-D at `axis`: only the last axis means the same).
+// input to 2-D at `axis`: canonical nodes say so by nnfuzz's attribute coerce_2d, written
+// only before 13). Canonical nodes may also hold what opsets after 17 added to an
+// operator (Pad's axes, LpPool's ceil_mode, Scatter* max/min, Resize's axes, ...): below
+// that opset, 17 included, it is dropped at its default or converted, else refused.
+// Trailing empty operands a node holds (config "empty_inputs") are written as empty names
+// where the opset's schema has optional inputs there.
 //
 // formAt also checks the result against the schema history (schema_history.h): the
 // operator exists, every operand's dtype is one its type parameter allows, omitted

@@ -27,3 +27,35 @@ def test_knobs_outputs_consumed_and_weights_reach_the_onnx_files(nnfuzz, validat
     results = json.loads((tmp_path / "results.json").read_text())
     assert not [c for c, v in results.items() if v["stage"] == "checker"]
     assert r.returncode == 0, r.stdout[-3000:]
+
+
+def _empty_input_counts(folder):
+    """(nodes ending in an empty input name, nodes with an empty name before a given one)."""
+    trailing = middle = 0
+    for model_path in sorted(folder.glob("*/model.onnx")):
+        for node in onnx.load(str(model_path)).graph.node:
+            names = list(node.input)
+            trailing += bool(names) and names[-1] == ""
+            middle += any(n == "" for n in names[:-1]) and names[-1] != ""
+    return trailing, middle
+
+
+def test_knobs_empty_inputs_are_written_and_stay_valid(nnfuzz, validate, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"empty_inputs": 0.8, "seed": 6, "max_ops": 20,
+                                  "ops": {"Clip": 3, "Resize": 3, "Pad": 3, "Conv": 1, "Gemm": 1, "*": 0.2}}))
+    out = tmp_path / "cases"
+    nnfuzz("gen", "--config", config, "-n", 200, "-j", 2, "-o", out)
+    trailing, middle = _empty_input_counts(out)
+    r = validate(out, "--json", str(tmp_path / "results.json"))
+    print(f"\n200 models: {trailing} nodes end in an empty input, {middle} have one in the middle; "
+          + r.stdout.splitlines()[-1])
+    assert trailing > 50 and middle > 20
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert not [c for c, v in results.items() if v["stage"] == "checker"]
+    assert r.returncode == 0, r.stdout[-3000:]
+    # Off: no node ends in an empty name.
+    config.write_text(json.dumps({"empty_inputs": 0, "seed": 6, "max_ops": 20,
+                                  "ops": {"Clip": 3, "Resize": 3, "Pad": 3, "Conv": 1, "Gemm": 1, "*": 0.2}}))
+    nnfuzz("gen", "--config", config, "-n", 50, "-o", tmp_path / "off")
+    assert _empty_input_counts(tmp_path / "off")[0] == 0
