@@ -96,6 +96,7 @@ const LaterValue kLaterValues[] = {
     {"ScatterND", "reduction", "max", 18},
     {"ScatterND", "reduction", "min", 18},
     {"Resize", "coordinate_transformation_mode", "half_pixel_symmetric", 19},
+    {"Pad", "mode", "wrap", 19},
 };
 
 struct Work {
