@@ -80,6 +80,7 @@ struct LaterAttr {
 const LaterAttr kLaterAttrs[] = {
     {"LpPool", "ceil_mode", 18, "0"},
     {"LpPool", "dilations", 18, "1"},
+    {"AveragePool", "dilations", 19, "1"},
     {"Resize", "antialias", 18, "0"},
     {"Resize", "axes", 18, ""},
     {"Resize", "keep_aspect_ratio_policy", 18, "stretch"},
