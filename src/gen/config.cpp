@@ -71,7 +71,7 @@ const std::set<std::string> kKnownFields = {"generator", "seed",       "min_ops"
                                             "max_rank",  "min_dim",    "max_dim",     "picking_rate",
                                             "weight_rate", "opset",  "opsets",  "dtypes",      "ops",
                                             "exclude_ops", "avoid",    "graph",       "format",      "weight_fill",
-                                            "caffe_layers", "values",   "outputs",     "empty_inputs",
+                                            "caffe_layers", "values",   "outputs",     "empty_inputs", "default_attrs",
                                             "limits",    "neuri"};
 
 }  // namespace
@@ -139,6 +139,18 @@ GenConfig applyConfigJson(GenConfig c, const json& j) {
   if (j.contains("empty_inputs")) {
     c.emptyInputs = number<double>(j["empty_inputs"], "empty_inputs");
     if (!(c.emptyInputs >= 0 && c.emptyInputs <= 1)) bad("empty_inputs", "odds must be in [0, 1]");
+  }
+  if (j.contains("default_attrs")) {
+    const json& o = j["default_attrs"];
+    if (!o.is_object()) bad("default_attrs", "expected an object like {\"written\": 0.2, \"omitted\": 0.2}");
+    for (const auto& [kind, w] : o.items()) {
+      const double odds = number<double>(w, "default_attrs." + kind);
+      if (!(odds >= 0 && odds <= 1)) bad("default_attrs." + kind, "odds must be in [0, 1]");
+      if (kind == "written") c.defaultAttrs.written = odds;
+      else if (kind == "omitted") c.defaultAttrs.omitted = odds;
+      else bad("default_attrs", "unknown kind '" + kind + "' (written, omitted)");
+    }
+    if (c.defaultAttrs.written + c.defaultAttrs.omitted > 1) bad("default_attrs", "written + omitted must be at most 1");
   }
   if (j.contains("opset")) {
     c.opset = number<int>(j["opset"], "opset");
@@ -292,6 +304,7 @@ json configToJson(const GenConfig& c) {
   j["values"] = {{"narrow", c.values.narrow}, {"wide", c.values.wide}, {"special", c.values.special},
                  {"integral", c.values.integral}};
   j["empty_inputs"] = c.emptyInputs;
+  j["default_attrs"] = {{"written", c.defaultAttrs.written}, {"omitted", c.defaultAttrs.omitted}};
   j["opset"] = c.opset;
   if (!c.opsetMix.empty()) {  // absent when unused: old hashes stay
     json mix = json::object();

@@ -20,6 +20,7 @@
 //     "values": {"narrow": 0.7, "wide": 0.1, "special": 0.1, "integral": 0.1},  // fresh values (ValueMix)
 //     "outputs": {"consumed": 0, "weights": 0},  // extra graph outputs (OutputMix, isra)
 //     "empty_inputs": 0.2,            // odds of trailing optional inputs written as ""
+//     "default_attrs": {"written": 0.2, "omitted": 0.2},  // nodes' attributes at defaults (DefaultAttrMix)
 //     "limits": {...},                // depth, required sequences, parameter limits (limits.h)
 //     "neuri": {...}                  // the neuri generator's settings (NeuriSettings)
 //   }
@@ -89,6 +90,15 @@ struct OutputMix {
   bool operator==(const OutputMix&) const = default;
 };
 
+/// Odds per node that every attribute at its schema default is written out, or that those
+/// holding the default are left out ("default_attrs"; generator.cpp). The rest keep the
+/// sampler's choice.
+struct DefaultAttrMix {
+  double written = 0.2;
+  double omitted = 0.2;
+  bool operator==(const DefaultAttrMix&) const = default;
+};
+
 struct GenConfig {
   std::string generator = "isra";
   uint64_t seed = 1;
@@ -103,6 +113,7 @@ struct GenConfig {
   /// Odds that a node whose schema has optional inputs after its last given one writes
   /// some of them as the empty name "" (absent, but spelled out; middle ones always are).
   double emptyInputs = 0.2;
+  DefaultAttrMix defaultAttrs;
   int opset = 17;
   /// A mix of target opsets with odds (empty: every model targets `opset`). Each model's
   /// opset is drawn from its case seed; the generator then runs as with that `opset`.

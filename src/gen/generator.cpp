@@ -3,8 +3,10 @@
 #include "gen/generators.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
+#include "ops/infer_node.h"
 #include "ops/opset_fit.h"
 #include "ops/registry.h"
 #include "ops/schema_history.h"
@@ -58,6 +60,55 @@ void addTrailingEmpties(Graph& graph, const GenConfig& config, Rng& rng) {
   }
 }
 
+// Attributes at their schema defaults, written out or left out with the config's odds
+// ("default_attrs"): frontends that assume their own default, or read an attribute only when
+// present, differ here. Only scalar attributes the operator's spec draws (its reference
+// reads them) whose default at the opset is the canonical one, so the node means what it
+// did; a node an avoid rule (or our inference) would then refuse keeps its attributes.
+void setDefaultAttrs(Graph& graph, const GenConfig& config, Rng& rng) {
+  const DefaultAttrMix& mix = config.defaultAttrs;
+  if (!(mix.written > 0 || mix.omitted > 0) || config.format != "onnx") return;
+  const double odds[] = {mix.written, mix.omitted, std::max(0.0, 1 - mix.written - mix.omitted)};
+  for (NodeId id : graph.nodes()) {
+    Node& n = graph.node(id);
+    const OpSpec* spec = n.domain.empty() ? findOp(n) : nullptr;
+    const SchemaVersion* here = spec ? schemaAt(n.op, config.opset) : nullptr;
+    const SchemaVersion* canonical = spec ? schemaAt(n.op, 17) : nullptr;
+    if (!here || !canonical || n.attrs.hasGraphs()) continue;
+    const size_t way = rng.weighted(odds);
+    if (way == 2) continue;
+    Attributes attrs = n.attrs;
+    for (const AttrSpec& drawn : spec->attrs) {
+      const SchemaAttr* a = here->attr(drawn.name);
+      const SchemaAttr* c = canonical->attr(drawn.name);
+      if (!a || !c || a->defaultText != c->defaultText || a->kind != c->kind) continue;
+      const std::optional<AttrValue> value = schemaDefault(*a);
+      if (!value) continue;
+      // Float defaults only where binary fractions hold them (0, 1, -0.75): the schema
+      // keeps float32's nearest of 1e-5, a kernel's fallback the double, a few ulps apart.
+      if (const auto* f = std::get_if<double>(&*value); f && std::ldexp(*f, 10) != std::floor(std::ldexp(*f, 10))) continue;
+      if (way == 0 && !attrs.has(drawn.name)) attrs.set(drawn.name, *value);
+      if (way == 1)
+        for (const auto& [name, held] : n.attrs)
+          if (name == drawn.name && isSchemaDefault(held, *a)) attrs.erase(name);
+    }
+    if (attrs == n.attrs) continue;
+    std::vector<const TensorType*> types;
+    std::vector<const Tensor*> constants;
+    for (ValueId v : n.inputs) {
+      types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
+      constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
+    }
+    // A default may not fit the node (QuantizeLinear's axis 1 on a 1-D input): our
+    // inference must still give the node's result types.
+    const InferResult inferred = inferNode(*spec, types, constants, attrs);
+    bool same = inferred.ok() && inferred.types.size() >= n.outputs.size();
+    for (size_t k = 0; same && k < n.outputs.size(); ++k)
+      same = n.outputs[k] == kNoValue || inferred.types[k] == graph.value(n.outputs[k]).type;
+    if (same && !config.avoids(*spec, types, attrs, constants)) n.attrs = std::move(attrs);
+  }
+}
+
 // The named generator at each target opset (the config's one, or its mix): operators the
 // opset lacks are left out, and the model's graph records the opset it was made for.
 class OpsetGen : public Generator {
@@ -95,6 +146,7 @@ class OpsetGen : public Generator {
     c.graph.setOpset(opsets_[k]);
     // After the draws above, so the nodes and values drawn stay those of the seed.
     addTrailingEmpties(c.graph, *configs_[k], rng);
+    setDefaultAttrs(c.graph, *configs_[k], rng);
     return c;
   }
 

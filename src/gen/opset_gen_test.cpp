@@ -2,11 +2,15 @@
 // models that hold only what their opset can express, avoid rules limited to opsets.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "gen/avoid.h"
 #include "gen/config.h"
 #include "gen/generator.h"
+#include "interp/interpreter.h"
+#include "onnx/export.h"
+#include "onnx/import.h"
 #include "ops/infer_node.h"
 #include "ops/opset_fit.h"
 #include "ops/registry.h"
@@ -123,6 +127,60 @@ TEST(OpsetGen, TrailingEmptyInputsFollowTheKnob) {
     }
   }
   EXPECT_THROW(applyConfigJson(defaultConfig(), {{"empty_inputs", 1.5}}), Error);
+}
+
+bool sameValues(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].type != b[i].type) return false;
+    for (size_t k = 0; k < a[i].data.size(); ++k) {
+      const double x = a[i].data[k], y = b[i].data[k];
+      if (x == y || (std::isnan(x) && std::isnan(y))) continue;
+      if (!(std::abs(x - y) <= 1e-6 * std::max(1.0, std::abs(x)))) return false;
+    }
+  }
+  return true;
+}
+
+// default_attrs: a node writes every attribute at its default out, or leaves out those
+// holding it, and means the same: the graph is the knob-0 one but for those attributes, and
+// its reference outputs (also after an ONNX round trip) are the knob-0 ones.
+TEST(OpsetGen, DefaultAttrsKeepTheMeaning) {
+  for (int opset : {11, 17, 21}) {
+    for (const bool written : {true, false}) {
+      SCOPED_TRACE(std::to_string(opset) + (written ? " written" : " omitted"));
+      const nlohmann::json base{{"opset", opset}, {"seed", 4}, {"default_attrs", {{"written", 0}, {"omitted", 0}}}};
+      nlohmann::json knob = base;
+      knob["default_attrs"][written ? "written" : "omitted"] = 1.0;
+      const GenConfig on = applyConfigJson(defaultConfig(), knob), off = applyConfigJson(defaultConfig(), base);
+      int changed = 0;
+      for (uint64_t i = 0; i < 25; ++i) {
+        const GeneratedCase g1 = generateCase(on, i), g0 = generateCase(off, i);
+        ASSERT_EQ(g1.graph.nodes().size(), g0.graph.nodes().size()) << i;
+        EXPECT_EQ(opsetMisfit(g1.graph, opset), std::nullopt);
+        const std::vector<NodeId> ids1 = g1.graph.nodes(), ids0 = g0.graph.nodes();
+        for (size_t k = 0; k < ids0.size(); ++k) {
+          const Node& n1 = g1.graph.node(ids1[k]);
+          const Node& n0 = g0.graph.node(ids0[k]);
+          ASSERT_EQ(n1.op, n0.op);
+          if (n1.attrs == n0.attrs) continue;
+          ++changed;
+          // Written: a superset of the knob-0 attributes; omitted: a subset.
+          const Attributes& more = written ? n1.attrs : n0.attrs;
+          for (const auto& [name, value] : written ? n0.attrs : n1.attrs) {
+            bool kept = false;
+            for (const auto& [other, v] : more) kept = kept || (other == name && v == value);
+            EXPECT_TRUE(kept) << n1.op << "." << name;
+          }
+        }
+        EXPECT_TRUE(sameValues(runGraph(g1.graph, g1.inputs), g0.outputs)) << "case " << i;
+        EXPECT_TRUE(sameValues(runGraph(importModel(exportModel(g1.graph)), g1.inputs), g0.outputs)) << "case " << i;
+      }
+      EXPECT_GT(changed, 20);
+    }
+  }
+  EXPECT_THROW(applyConfigJson(defaultConfig(), {{"default_attrs", {{"written", 0.7}, {"omitted", 0.5}}}}), Error);
+  EXPECT_THROW(applyConfigJson(defaultConfig(), {{"default_attrs", {{"explicit", 0.5}}}}), Error);
 }
 
 }  // namespace

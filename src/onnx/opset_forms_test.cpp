@@ -175,6 +175,30 @@ graph {
   return %1
 }
 )", "LpPool", {"ceil_mode", "dilations", "kernel_shape", "strides"}, 1},
+    // Opset 19's wrap and AveragePool dilations, opset 18's antialias.
+    {R"(opset 19
+graph {
+  %0 = input f32[2,3]
+  %1 = weight i64[4] [1, 0, 0, 2]
+  %2 = Pad(%0, %1) {mode="wrap"} : f32[3,5]
+  return %2
+}
+)", "Pad", {"mode"}, 2},
+    {R"(opset 19
+graph {
+  %0 = input f32[1,1,5]
+  %1 = AveragePool(%0) {count_include_pad=1, dilations=[2], kernel_shape=[2], pads=[1, 1]} : f32[1,1,5]
+  return %1
+}
+)", "AveragePool", {"count_include_pad", "dilations", "kernel_shape", "pads"}, 1},
+    {R"(opset 18
+graph {
+  %0 = input f32[1,1,8]
+  %1 = weight f32[3] [1, 1, 0.5]
+  %2 = Resize(%0, _, %1) {antialias=1, mode="cubic"} : f32[1,1,4]
+  return %2
+}
+)", "Resize", {"antialias", "mode"}, 3},
 };
 
 const SchemaVersion* versionOf(const onnx::ModelProto& model, const std::string& op) {
@@ -268,6 +292,17 @@ TEST(OpsetForms, WhatAnOpsetCannotExpressIsRefused) {
       "  return %1\n}\n"));
   EXPECT_EQ(lp.graph().node(0).attribute_size(), 1);  // kernel_shape only
   EXPECT_EQ(checkModel(lp), std::nullopt);
+  // Pad's wrap needs 19, AveragePool's dilations 19 (dropped at 1 before), antialias 18.
+  EXPECT_NE(refusal("opset 18\ngraph {\n  %0 = input f32[3]\n  %1 = weight i64[2] [1, 1]\n"
+                    "  %2 = Pad(%0, %1) {mode=\"wrap\"} : f32[5]\n  return %2\n}\n").find("needs opset 19"),
+            std::string::npos);
+  EXPECT_NE(refusal("opset 18\ngraph {\n  %0 = input f32[1,1,5]\n  %1 = AveragePool(%0) {dilations=[2], kernel_shape=[2]} : "
+                    "f32[1,1,3]\n  return %1\n}\n").find("dilations"), std::string::npos);
+  EXPECT_EQ(refusal("graph {\n  %0 = input f32[1,1,5]\n  %1 = AveragePool(%0) {dilations=[1], kernel_shape=[2]} : "
+                    "f32[1,1,4]\n  return %1\n}\n"), "");
+  EXPECT_NE(refusal("graph {\n  %0 = input f32[4]\n  %1 = weight f32[1] [0.5]\n"
+                    "  %2 = Resize(%0, _, %1) {antialias=1, mode=\"linear\"} : f32[2]\n  return %2\n}\n").find("antialias"),
+            std::string::npos);
   // A middle-axis coercion means something else from opset 13 (unless the rest is 1s).
   EXPECT_NE(refusal("opset 13\ngraph {\n  %0 = input f32[2,3,4]\n  %1 = Softmax(%0) {axis=1, coerce_2d=1} : f32[2,3,4]\n"
                     "  return %1\n}\n").find("coerce_2d"), std::string::npos);

@@ -1,6 +1,7 @@
 // pad.cpp - Pad (opset 13, with opset 18's axes): pads is a constant int64 input
 // [x1_begin, x2_begin, ..., x1_end, x2_end, ...], negative pads crop; constant_value is an
-// optional scalar input of the data's dtype; mode is constant (default), reflect or edge.
+// optional scalar input of the data's dtype; mode is constant (default), reflect, edge or
+// opset 19's wrap (refused before 19 by version_forms.cpp).
 // The optional constant `axes` (int64 drawn, int32 read; distinct, negative from the end) names the
 // axes pads holds two values for; the others are not padded. Before opset 18 the pads of
 // every axis are written instead (version_forms.cpp).
@@ -8,7 +9,9 @@
 // A negative pad crops that side first; the other side is then padded relative to the
 // cropped tensor (ONNX Runtime's reading). For edge and reflect that equals clamping or
 // mirroring about the original borders, as long as a reflect pad stays below the cropped
-// length, which we require (ORT rejects larger ones).
+// length, which we require (ORT rejects larger ones). wrap repeats the data periodically, as
+// numpy's pad does (onnx.reference); crops and pads longer than the dim are not modelled
+// with it (numpy refuses crops, and the spec says nothing of them).
 #include <algorithm>
 
 #include "ops/shape_util.h"
@@ -20,20 +23,21 @@ using namespace shapeops;
 
 namespace {
 
-enum class Mode { Constant, Reflect, Edge };
+enum class Mode { Constant, Reflect, Edge, Wrap };
 
 std::optional<Mode> modeOf(const Attributes& attrs) {
   const std::string m = attrs.getString("mode", "constant");
   if (m == "constant") return Mode::Constant;
   if (m == "reflect") return Mode::Reflect;
   if (m == "edge") return Mode::Edge;
+  if (m == "wrap") return Mode::Wrap;
   return std::nullopt;
 }
 
 void padAttrs(OpDraft& d) {
   const double u = d.rng->uniformReal(0, 1);
   if (u < 0.3) return;
-  d.attrs.setString("mode", u < 0.45 ? "constant" : u < 0.72 ? "reflect" : "edge");
+  d.attrs.setString("mode", u < 0.45 ? "constant" : u < 0.65 ? "reflect" : u < 0.85 ? "edge" : "wrap");
 }
 
 // Pads for `count` axes; with `anyAxis` they fit every axis of x (crops and reflect pads
@@ -42,6 +46,7 @@ std::vector<int64_t> drawPads(const OpDraft& d, size_t count, bool anyAxis) {
   Rng& rng = *d.rng;
   const TensorType& x = d.first();
   const bool reflect = modeOf(d.attrs) == Mode::Reflect;
+  const bool wrap = modeOf(d.attrs) == Mode::Wrap;
   const size_t r = count;
   std::vector<int64_t> pads(2 * r, 0);
   const auto [shortest, longest] = std::minmax_element(x.shape.begin(), x.shape.end());
@@ -49,12 +54,13 @@ std::vector<int64_t> drawPads(const OpDraft& d, size_t count, bool anyAxis) {
     const int64_t n = anyAxis ? *shortest : x.shape[i];
     // Crop amounts first: the cropped length L stays >= 1.
     int64_t cropBegin = 0, cropEnd = 0;
-    if (n > 1 && rng.bernoulli(0.25)) cropBegin = rng.uniformInt(1, n - 1);
-    if (n - cropBegin > 1 && rng.bernoulli(0.25)) cropEnd = rng.uniformInt(1, n - 1 - cropBegin);
+    if (n > 1 && !wrap && rng.bernoulli(0.25)) cropBegin = rng.uniformInt(1, n - 1);
+    if (n - cropBegin > 1 && !wrap && rng.bernoulli(0.25)) cropEnd = rng.uniformInt(1, n - 1 - cropBegin);
     const int64_t cropped = n - cropBegin - cropEnd;
     const int64_t widest = anyAxis ? *longest - cropBegin - cropEnd : cropped;
     int64_t maxPad = std::min(d.limits->maxDim, std::max<int64_t>(0, (maxResultDim(*d.limits) - widest) / 2));
     if (reflect) maxPad = std::min(maxPad, cropped - 1);
+    if (wrap) maxPad = std::min(maxPad, cropped);
     auto grow = [&] { return rng.bernoulli(0.3) ? 0 : rng.uniformInt(0, maxPad); };
     pads[i] = cropBegin > 0 ? -cropBegin : grow();
     pads[i + r] = cropEnd > 0 ? -cropEnd : grow();
@@ -144,6 +150,8 @@ InferResult inferPad(const InferArgs& args) {
       return InferResult::fail("edge and reflect cannot pad an empty dim");
     if (*mode == Mode::Reflect && (b >= cropped || e >= cropped))
       return InferResult::fail("reflect pads must be smaller than the (cropped) dim");
+    if (*mode == Mode::Wrap && (b < 0 || e < 0 || b > n || e > n))
+      return InferResult::fail("wrap pads must be in [0, dim] (crops are not modelled)");
     out[i] = cropped + std::max<int64_t>(b, 0) + std::max<int64_t>(e, 0);
   }
   return {{TensorType{x.dtype, out}}, {}};
@@ -175,6 +183,7 @@ void padKernel(KernelArgs& args) {
           break;
         }
         if (mode == Mode::Edge) k = std::clamp<int64_t>(k, 0, n - 1);
+        if (mode == Mode::Wrap) k = (k % n + n) % n;
         // Reflect without repeating the border; loops only for pads inference rejects.
         while (mode == Mode::Reflect && (k < 0 || k >= n)) k = n == 1 ? 0 : k < 0 ? -k : 2 * (n - 1) - k;
       }
@@ -196,7 +205,7 @@ const OpSpec& opPad() {
     s.dtypes = kAllTypes;
     s.minRank = 1;
     s.constantInputs = 0b1010;
-    s.attrs = {stringAttr("mode", {"constant", "reflect", "edge"})};
+    s.attrs = {stringAttr("mode", {"constant", "reflect", "edge", "wrap"})};
     s.sampleAttrs = padAttrs;
     s.nextInput = padNext;
     s.infer = inferPad;

@@ -1,8 +1,10 @@
-// pool.cpp - MaxPool (opset 12 schema), AveragePool (opset 11 schema: no dilations) and
-// LpPool (opset 11 schema with opset 18's ceil_mode and dilations, which version_forms.cpp
-// drops or refuses before 18) over N x C x D1..Dn inputs: kernel_shape, strides, explicit
-// or automatic padding, ceil_mode, MaxPool's and LpPool's dilations, MaxPool's storage_order, AveragePool's count_include_pad, LpPool's p (default 2; padding adds
-// nothing to the sum of |x|^p).
+// pool.cpp - MaxPool (opset 12 schema), AveragePool (opset 11 schema with opset 19's
+// dilations) and LpPool (opset 11 schema with opset 18's ceil_mode and dilations): what
+// later opsets added is dropped at its default or refused before them (version_forms.cpp).
+// Over N x C x D1..Dn inputs: kernel_shape, strides, dilations, explicit or automatic
+// padding, ceil_mode, MaxPool's storage_order, AveragePool's count_include_pad (a dilated
+// window counts the taps that fall inside the padded input, as onnx.reference does), LpPool's
+// p (default 2; padding adds nothing to the sum of |x|^p).
 //
 // MaxPool's optional Indices result (float inputs only) holds the flat position of each
 // window's max in X, N and C included, row-major within a plane (storage_order 1: column-
@@ -30,11 +32,10 @@ enum class Pool { Max, Average, Lp };
 
 // Reads and checks a pooling node's geometry (the attribute set of the given kind).
 bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, std::string& err) {
-  const bool dilated = kind != Pool::Average;
   if (kind == Pool::Max)
     err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else if (kind == Pool::Average)
-    err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+    err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"});
   else
     err = unknownAttr(attrs, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"});
   if (!err.empty()) return false;
@@ -45,7 +46,7 @@ bool poolWindow(const Attributes& attrs, const Shape& xs, Pool kind, Window& w, 
   }
   std::vector<int64_t> kernel;
   if (!readInts(attrs, "kernel_shape", n, 1, 1, kernel, err)) return false;
-  if (!readWindow(attrs, spatialDims(xs), kernel, dilated, w, err)) return false;
+  if (!readWindow(attrs, spatialDims(xs), kernel, true, w, err)) return false;
   for (size_t i = 0; i < n; ++i)
     if (w.padBegin[i] >= kernel[i] || w.padEnd[i] >= kernel[i]) {
       err = "pads must be smaller than the kernel";
@@ -98,7 +99,6 @@ int64_t columnMajor(int64_t rowMajor, const Shape& dims) {
 template <Pool Kind>
 void samplePoolAttrs(OpDraft& d) {
   constexpr bool Max = Kind == Pool::Max;
-  constexpr bool Dilated = Kind != Pool::Average;
   Rng& rng = *d.rng;
   const Shape& xs = d.first().shape;
   const size_t n = xs.size() - 2;
@@ -112,7 +112,7 @@ void samplePoolAttrs(OpDraft& d) {
   w.padEnd.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = w.in[i];
-    if (Dilated && rng.bernoulli(0.25)) w.dilations[i] = rng.uniformInt(2, 3);
+    if (rng.bernoulli(0.25)) w.dilations[i] = rng.uniformInt(2, 3);
     if (rng.bernoulli(0.4)) w.strides[i] = rng.uniformInt(2, 3);
     const int64_t dil = w.dilations[i];
     // Pads below the kernel give (k-1)*(dil-2) <= in-1 as the largest kernel that fits
@@ -156,7 +156,7 @@ void samplePoolAttrs(OpDraft& d) {
   }
   d.attrs.setInts("kernel_shape", w.kernel);
   writeInts(d.attrs, "strides", w.strides, 1, rng);
-  if (Dilated) writeInts(d.attrs, "dilations", w.dilations, 1, rng);
+  writeInts(d.attrs, "dilations", w.dilations, 1, rng);
   if (w.autoPad == AutoPad::NotSet) {
     std::vector<int64_t> pads = w.padBegin;
     pads.insert(pads.end(), w.padEnd.begin(), w.padEnd.end());
@@ -189,11 +189,11 @@ void poolKernel(KernelArgs& a) {
   int64_t of = 0;
   do {
     windowTaps(w, o, scratch, taps);
-    // count_include_pad divides by the window clipped to the padded input.
+    // count_include_pad divides by the window's taps inside the padded input.
     double padded = 1;
     for (size_t i = 0; i < w.rank(); ++i) {
-      const int64_t start = o[i] * w.strides[i] - w.padBegin[i];
-      padded *= static_cast<double>(std::min(start + w.kernel[i], w.in[i] + w.padEnd[i]) - start);
+      const int64_t room = w.in[i] + w.padBegin[i] + w.padEnd[i] - o[i] * w.strides[i];
+      padded *= static_cast<double>(std::min(w.kernel[i], (room + w.dilations[i] - 1) / w.dilations[i]));
     }
     for (int64_t p = 0; p < planes; ++p) {
       const double* plane = x.data.data() + p * inSize;
@@ -258,7 +258,7 @@ OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes) {
   s.attrs = {autoPadDomain(), intsDomain("kernel_shape", 1, 5, 1, 3), intsDomain("pads", 0, 3, 2, 6),
              intsDomain("strides", 1, 3, 1, 3)};
   s.attrs.push_back(intDomain("ceil_mode", 0, 1));
-  if (Kind != Pool::Average) s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
+  s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
   if (Kind == Pool::Max) s.attrs.push_back(intDomain("storage_order", 0, 1));
   if (Kind == Pool::Average) s.attrs.push_back(intDomain("count_include_pad", 0, 1));
   if (Kind == Pool::Lp) s.attrs.push_back(intDomain("p", 1, 3));

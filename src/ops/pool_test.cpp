@@ -126,12 +126,26 @@ TEST(AveragePool, CeilWindowBeyondThePadding) {
   expectValues(run("AveragePool", {&x}, attrs(1)), {1, 1, 3}, {1, 3, 2});
 }
 
-TEST(AveragePool, Opset11HasNoDilations) {
-  const Tensor x = F({1, 1, 4}, {1, 2, 3, 4});
-  EXPECT_FALSE(inferOp("AveragePool", {&x}, A([](Attributes& a) {
-                 a.setInts("kernel_shape", {2});
-                 a.setInts("dilations", {1});
-               })).ok());
+// Opset 19's dilations; count_include_pad counts the taps inside the padded input
+// (numbers from onnx.reference).
+TEST(AveragePool, Dilations) {
+  const Tensor x = F({1, 1, 5}, {1, 2, 3, 4, 5});
+  auto attrs = [](int include, bool ceil) {
+    return A([=](Attributes& a) {
+      a.setInts("kernel_shape", {2});
+      a.setInts("dilations", {2});
+      a.setInts("pads", {1, 1});
+      a.setInt("count_include_pad", include);
+      if (ceil) {
+        a.setInts("strides", {2});
+        a.setInt("ceil_mode", 1);
+      }
+    });
+  };
+  expectValues(run("AveragePool", {&x}, attrs(0, false)), {1, 1, 5}, {2, 2, 3, 4, 4});
+  expectValues(run("AveragePool", {&x}, attrs(1, false)), {1, 1, 5}, {1, 2, 3, 4, 2});
+  expectValues(run("AveragePool", {&x}, attrs(0, true)), {1, 1, 3}, {2, 3, 4});
+  expectValues(run("AveragePool", {&x}, attrs(1, true)), {1, 1, 3}, {1, 3, 2});
   const Tensor i8 = T(DType::Int8, {1, 1, 2}, {1, 2});
   EXPECT_FALSE(inferOp("AveragePool", {&i8}, A([](Attributes& a) { a.setInts("kernel_shape", {1}); })).ok());
 }
@@ -171,10 +185,12 @@ TEST(PoolSampling, ReachesTheAttributeSpace) {
     const Attributes& a = inst.attrs;
     if (a.getInt("ceil_mode", 0) == 1) seen.insert("ceil");
     if (a.getInt("count_include_pad", 0) == 1) seen.insert("include");
-    EXPECT_FALSE(a.has("dilations"));
+    for (int64_t d : a.getInts("dilations"))
+      if (d > 1) seen.insert("dilated");
   });
   EXPECT_TRUE(seen.count("ceil"));
   EXPECT_TRUE(seen.count("include"));
+  EXPECT_TRUE(seen.count("dilated"));
 }
 
 TEST(LpPool, NormOverWindowsWithPadding) {

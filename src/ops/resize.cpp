@@ -1,5 +1,6 @@
 // resize.cpp - Resize (opset 13, with opset 18's axes and keep_aspect_ratio_policy and
-// opset 19's half_pixel_symmetric, which version_forms.cpp refuses before those opsets):
+// antialias, and opset 19's half_pixel_symmetric, which version_forms.cpp refuses before
+// those opsets):
 // X, roi, scales, sizes; exactly one of scales (float32) and sizes (int64) is given; roi
 // only matters for tf_crop_and_resize. Modes nearest, linear, cubic; every
 // coordinate_transformation_mode and nearest_mode; cubic_coeff_a, exclude_outside,
@@ -7,7 +8,8 @@
 // others keep their size). keep_aspect_ratio_policy not_larger / not_smaller (with sizes)
 // takes the least / greatest size ratio over those axes as every one's scale, and sizes
 // round(scale * length) half up; a product within a hair of a half is refused, as engines
-// round it differently. antialias is not modelled (refused unless 0).
+// round it differently. antialias (linear and cubic; onnx.reference refuses it for nearest)
+// widens the filter by 1/scale when downscaling and renormalises its weights.
 //
 // The kernel follows onnx.reference (op_resize.py): it resizes one axis after another in
 // double, the source coordinate x_ori of output index x picks taps at base-1..base+2
@@ -70,6 +72,7 @@ struct Config {
   Rounding rounding = Rounding::PreferFloor;
   double cubicA = -0.75, extrapolation = 0;
   bool excludeOutside = false;
+  bool antialias = false;
   std::vector<Axis> axes;
 };
 
@@ -83,7 +86,7 @@ std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape&
   for (const char* f : {"cubic_coeff_a", "extrapolation_value"})
     if (attrs.hasWrongKind<double>(f)) return std::string(f) + " must be a float";
   if (attrs.hasWrongKind<int64_t>("exclude_outside")) return std::string("exclude_outside must be an int");
-  if (attrs.getInt("antialias", 0) != 0) return std::string("antialias is not modelled");
+  if (attrs.hasWrongKind<int64_t>("antialias")) return std::string("antialias must be an int");
   Config c;
   auto mode = parse<Mode>(attrs, "mode", kModes);
   auto ctm = parse<Ctm>(attrs, "coordinate_transformation_mode", kCtms);
@@ -99,6 +102,10 @@ std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape&
   const int64_t exclude = attrs.getInt("exclude_outside", 0);
   if (exclude != 0 && exclude != 1) return std::string("exclude_outside must be 0 or 1");
   c.excludeOutside = exclude == 1;
+  const int64_t antialias = attrs.getInt("antialias", 0);
+  if (antialias != 0 && antialias != 1) return std::string("antialias must be 0 or 1");
+  c.antialias = antialias == 1 && c.mode != Mode::Nearest;
+  if (antialias == 1 && c.mode == Mode::Nearest) return std::string("antialias with nearest is not defined");
 
   const size_t r = x.size();
   // The dims the operands speak of, and where each dim's values sit in them (-1: none).
@@ -198,13 +205,49 @@ double sourceCoord(const Config& c, const Axis& a, int64_t xi, bool* outside) {
   return x;
 }
 
-// Taps (first index, up to 4 weights) of one output position.
+// Taps (first index, weights) of one output position.
 struct Taps {
   int64_t first = 0;
-  int n = 1;
-  double w[4] = {1, 0, 0, 0};
+  std::vector<double> w;
   bool outside = false;
 };
+
+// The cubic convolution kernel at distance x (coefficient A).
+double cubicWeight(double x, double A) {
+  x = std::abs(x);
+  if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+  if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  return 0;
+}
+
+// antialias: when downscaling the filter's support (1 linear, 2 cubic) stretches by 1/scale
+// and the weights are renormalised (onnx.reference's formula); taps base+start.. on.
+void antialiasTaps(const Config& c, const Axis& a, double base, double ratio, Taps& t) {
+  const double s = std::min(a.scale, 1.0);
+  const double support = c.mode == Mode::Cubic ? 2 : 1;
+  const auto start = static_cast<int64_t>(std::floor(-support / s) + 1);
+  t.first = static_cast<int64_t>(base) + start;
+  t.w.assign(static_cast<size_t>(2 - 2 * start), 0.0);
+  double sum = 0;
+  for (size_t j = 0; j < t.w.size(); ++j) {
+    const double x = s * (static_cast<double>(start + static_cast<int64_t>(j)) - ratio);
+    t.w[j] = c.mode == Mode::Cubic ? cubicWeight(x, c.cubicA) : std::clamp(1 - std::abs(x), 0.0, 1.0);
+    sum += t.w[j];
+  }
+  for (double& w : t.w) w /= sum;
+}
+
+// exclude_outside: taps outside the input weigh 0, the rest are renormalised.
+void dropOutside(const Axis& a, Taps& t) {
+  double sum = 0;
+  for (size_t k = 0; k < t.w.size(); ++k) {
+    const int64_t i = t.first + static_cast<int64_t>(k);
+    if (i < 0 || i >= a.in) t.w[k] = 0;
+    sum += t.w[k];
+  }
+  if (sum == 0) sum = 1;
+  for (double& w : t.w) w /= sum;
+}
 
 Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
   Taps t;
@@ -212,9 +255,14 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
   const double base = std::ceil(src) - 1;
   const double ratio = src - base;  // in (0, 1]; 1 exactly at integers
   t.first = static_cast<int64_t>(base);
+  if (c.antialias) {
+    antialiasTaps(c, a, base, ratio, t);
+    if (c.excludeOutside) dropOutside(a, t);
+    return t;
+  }
   switch (c.mode) {
     case Mode::Nearest: {
-      t.n = 2;
+      t.w.assign(2, 0.0);
       bool up = true;  // an integer coordinate (ratio 1) takes itself
       if (ratio < 1) {
         switch (c.rounding) {
@@ -229,13 +277,11 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
       break;
     }
     case Mode::Linear:
-      t.n = 2;
-      t.w[0] = 1 - ratio;
-      t.w[1] = ratio;
+      t.w = {1 - ratio, ratio};
       break;
     case Mode::Cubic: {
       const double A = c.cubicA, r = ratio, s = 1 - ratio;
-      t.n = 4;
+      t.w.assign(4, 0.0);
       t.first -= 1;
       t.w[0] = ((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A;
       t.w[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
@@ -244,16 +290,7 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
       break;
     }
   }
-  if (c.excludeOutside) {
-    double sum = 0;
-    for (int k = 0; k < t.n; ++k) {
-      const int64_t i = t.first + k;
-      if (i < 0 || i >= a.in) t.w[k] = 0;
-      sum += t.w[k];
-    }
-    if (sum == 0) sum = 1;
-    for (int k = 0; k < t.n; ++k) t.w[k] /= sum;
-  }
+  if (c.excludeOutside) dropOutside(a, t);
   return t;
 }
 
@@ -297,8 +334,8 @@ void resizeKernel(KernelArgs& args) {
           double v = c.extrapolation;
           if (!t.outside) {
             v = 0;
-            for (int k = 0; k < t.n; ++k) {
-              const int64_t src = std::clamp<int64_t>(t.first + k, 0, a.in - 1);
+            for (size_t k = 0; k < t.w.size(); ++k) {
+              const int64_t src = std::clamp<int64_t>(t.first + static_cast<int64_t>(k), 0, a.in - 1);
               v += t.w[k] * cur[static_cast<size_t>((o * a.in + src) * inner + i)];
             }
           }
@@ -381,6 +418,8 @@ void resizeAttrs18(OpDraft& d) {
       d.attrs.setInts("axes", axes);
     }
   }
+  if (d.attrs.getString("mode", "nearest") != "nearest" && rng.bernoulli(0.15))
+    d.attrs.setInt("antialias", rng.bernoulli(0.8) ? 1 : 0);
   if (d.arity == 4 && rng.bernoulli(0.1)) {
     d.attrs.setString("keep_aspect_ratio_policy", kKeeps[rng.uniformInt(0, 2)]);
     // The kept scale applies to every named dim: name the spatial ones only.
@@ -565,7 +604,7 @@ const OpSpec& opResize() {
                stringAttr("nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
                floatAttr("cubic_coeff_a", -1.0, -0.25), intAttr("exclude_outside", 0, 1),
                floatAttr("extrapolation_value", -2.0, 2.0),
-               stringAttr("keep_aspect_ratio_policy", {"stretch", "not_larger", "not_smaller"})};
+               stringAttr("keep_aspect_ratio_policy", {"stretch", "not_larger", "not_smaller"}), intAttr("antialias", 0, 1)};
     s.sampleAttrs = [](OpDraft& d) {
       resizeAttrs(d);
       resizeAttrs18(d);

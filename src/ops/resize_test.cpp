@@ -114,9 +114,29 @@ TEST(Resize, RejectsBadOperands) {
   EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &zero}).ok());
   EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, modes("bilinear", "half_pixel")).ok());
   EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, modes("linear", "half_pixel_symmetrical")).ok());
-  Attributes antialias = modes("linear", "half_pixel");
-  antialias.setInt("antialias", 1);  // not modelled
+  Attributes antialias = modes("nearest", "half_pixel");
+  antialias.setInt("antialias", 1);  // defined for linear and cubic only
   EXPECT_FALSE(inferOp("Resize", {&x, nullptr, &scales}, antialias).ok());
+}
+
+// Opset 18's antialias: downscaling widens the filter by 1/scale (numbers from onnx.reference).
+TEST(Resize, AntialiasWidensTheFilterWhenDownscaling) {
+  const Tensor x = F({8}, {1, 2, 4, 8, 3, 5, 9, 7});
+  const Tensor half = F32s({0.5}), three = I64({3});
+  auto with = [](const char* mode, int exclude = 0) {
+    Attributes a = modes(mode, "half_pixel");
+    a.setInt("antialias", 1);
+    a.setInt("exclude_outside", exclude);
+    return a;
+  };
+  expectTensor(run("Resize", {&x, nullptr, &half}, with("linear")), {4}, {1.75, 5.125, 5.125, 7.5});
+  expectTensor(run("Resize", {&x, nullptr, nullptr, &three}, with("linear")), {3}, {2.465116262435913, 5.166666507720947, 7.0});
+  expectTensor(run("Resize", {&x, nullptr, &half}, with("cubic")), {4}, {1.427734375, 5.435546875, 5.001953125, 7.810546875});
+  expectTensor(run("Resize", {&x, nullptr, &half}, with("cubic", 1)), {4},
+               {1.4553014039993286, 5.3589253425598145, 5.036468505859375, 7.862785816192627});
+  // Upscaling keeps the plain weights.
+  const Tensor two = F32s({2}), y = F({2}, {1, 2});
+  expectTensor(run("Resize", {&y, nullptr, &two}, with("linear")), {4}, {1, 1.25, 1.75, 2});
 }
 
 // Opset 18's axes and keep_aspect_ratio_policy, opset 19's half_pixel_symmetric.

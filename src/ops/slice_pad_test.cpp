@@ -62,7 +62,22 @@ TEST(Pad, EdgeAndReflect) {
   expectTensor(run("Pad", {&x, &wide}, attrsOf({{"mode", std::string("reflect")}})), {7}, {3, 2, 1, 2, 3, 2, 1});
   const Tensor tooWide = I64({3, 0});
   EXPECT_FALSE(inferOp("Pad", {&x, &tooWide}, attrsOf({{"mode", std::string("reflect")}})).ok());
-  EXPECT_FALSE(inferOp("Pad", {&x, &pads}, attrsOf({{"mode", std::string("wrap")}})).ok());
+}
+
+// Opset 19's wrap repeats the data periodically (numbers from onnx.reference); crops and
+// pads longer than the dim are not modelled with it.
+TEST(Pad, WrapRepeatsTheData) {
+  const Attributes wrap = attrsOf({{"mode", std::string("wrap")}});
+  const Tensor x = F({3}, {1, 2, 3});
+  const Tensor pads = I64({2, 3});
+  expectTensor(run("Pad", {&x, &pads}, wrap), {8}, {2, 3, 1, 2, 3, 1, 2, 3});
+  const Tensor m = F({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor rows = I64({1, 0, 0, 2});
+  expectTensor(run("Pad", {&m, &rows}, wrap), {3, 5}, {4, 5, 6, 4, 5, 1, 2, 3, 1, 2, 4, 5, 6, 4, 5});
+  const Tensor crop = I64({-1, 1}), tooWide = I64({4, 0});
+  EXPECT_FALSE(inferOp("Pad", {&x, &crop}, wrap).ok());
+  EXPECT_FALSE(inferOp("Pad", {&x, &tooWide}, wrap).ok());
+  EXPECT_FALSE(inferOp("Pad", {&x, &pads}, attrsOf({{"mode", std::string("mirror")}})).ok());
 }
 
 TEST(Pad, NegativePadsCropFirst) {

@@ -59,22 +59,10 @@ std::string attrToText(const AttrValue& v) {
   return out;
 }
 
-// The schema's default as an attribute value (python's repr for floats).
-std::optional<AttrValue> defaultValue(const SchemaAttr& a) {
-  if (!a.hasDefault) return std::nullopt;
-  const std::string text(a.defaultText);
-  switch (a.kind) {
-    case 'i': return AttrValue(static_cast<int64_t>(std::stoll(text)));
-    case 'f': return AttrValue(static_cast<double>(static_cast<float>(std::stod(text))));
-    case 's': return AttrValue(text);
-    default: return std::nullopt;  // list defaults: nnfuzz never relies on them
-  }
-}
-
 bool sameValue(const AttrValue& v, const SchemaAttr& a) {
   if (!a.hasDefault) return false;
   if (const auto* f = std::get_if<double>(&v)) {
-    auto d = defaultValue(a);
+    auto d = schemaDefault(a);
     return d && std::holds_alternative<double>(*d) && std::fabs(std::get<double>(*d) - *f) <= 1e-6 * std::fabs(*f);
   }
   if (a.kind == 'f') return false;
@@ -92,6 +80,7 @@ struct LaterAttr {
 const LaterAttr kLaterAttrs[] = {
     {"LpPool", "ceil_mode", 18, "0"},
     {"LpPool", "dilations", 18, "1"},
+    {"AveragePool", "dilations", 19, "1"},
     {"Resize", "antialias", 18, "0"},
     {"Resize", "axes", 18, ""},
     {"Resize", "keep_aspect_ratio_policy", 18, "stretch"},
@@ -108,6 +97,7 @@ const LaterValue kLaterValues[] = {
     {"ScatterND", "reduction", "max", 18},
     {"ScatterND", "reduction", "min", 18},
     {"Resize", "coordinate_transformation_mode", "half_pixel_symmetric", 19},
+    {"Pad", "mode", "wrap", 19},
 };
 
 struct Work {
@@ -306,7 +296,8 @@ void variadicTo(Work& w) {  // Max, Min, Sum, Mean broadcast from opset 8
 
 void quantizeTo(Work& w) {  // per-axis scales from opset 13
   if (w.opset >= 13) return;
-  if (w.present(1) && w.type(w.form.inputs[1])->numel() != 1) w.fail("per-axis scales need opset 13");
+  // A 1-D scale is per-axis (along `axis`, which the form drops), even with one value.
+  if (w.present(1) && w.type(w.form.inputs[1])->rank() != 0) w.fail("per-axis scales need opset 13");
   w.form.attrs.erase("axis");
 }
 
@@ -510,7 +501,7 @@ void fitAttributes(Work& w, const SchemaVersion& version) {
       const SchemaAttr* here = version.attr(c.name);
       if (!c.hasDefault || !here || w.form.attrs.has(c.name)) continue;
       if (!here->hasDefault || here->defaultText != c.defaultText)
-        if (auto v = defaultValue(c)) w.form.attrs.set(c.name, *v);
+        if (auto v = schemaDefault(c)) w.form.attrs.set(c.name, *v);
     }
   if (w.opset < 11 && negativeAxesFrom11(w.node.op))
     if (w.form.attrs.getInt("axis", 0) < 0 || std::ranges::any_of(w.form.attrs.getInts("axes"), [](int64_t a) { return a < 0; }))
@@ -551,6 +542,25 @@ void fitOperands(Work& w, const SchemaVersion& version) {
 }
 
 }  // namespace
+
+std::optional<AttrValue> schemaDefault(const SchemaAttr& a) {
+  if (!a.hasDefault) return std::nullopt;
+  const std::string text(a.defaultText);
+  switch (a.kind) {
+    case 'i': return AttrValue(static_cast<int64_t>(std::stoll(text)));
+    case 'f': return AttrValue(static_cast<double>(static_cast<float>(std::stod(text))));
+    case 's': return AttrValue(text);
+    default: return std::nullopt;  // list defaults: nnfuzz never relies on them
+  }
+}
+
+bool isSchemaDefault(const AttrValue& value, const SchemaAttr& a) {
+  const std::optional<AttrValue> d = schemaDefault(a);
+  if (!d) return false;
+  if (const auto* f = std::get_if<double>(&value))
+    return std::holds_alternative<double>(*d) && static_cast<float>(*f) == static_cast<float>(std::get<double>(*d));
+  return value == *d;
+}
 
 std::span<const OpsetExclusion> opsetExclusions() { return kExclusions; }
 
@@ -599,7 +609,7 @@ NodeForm canonicalFrom(const NodeView& node, int opset) {
       const SchemaAttr* c = canonical ? canonical->attr(a.name) : nullptr;
       if (!a.hasDefault || !c || w.form.attrs.has(a.name)) continue;
       if (!c->hasDefault || c->defaultText != a.defaultText)
-        if (auto v = defaultValue(a)) w.form.attrs.set(a.name, *v);
+        if (auto v = schemaDefault(a)) w.form.attrs.set(a.name, *v);
     }
   }
   trimInputs(w.form, &node, 17);

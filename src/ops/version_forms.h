@@ -70,6 +70,13 @@ NodeForm canonicalFrom(const NodeView& node, int opset);
 /// there at all (see the exclusions in version_forms.cpp).
 bool availableAt(std::string_view op, int opset);
 
+struct SchemaAttr;
+/// The schema's default of a scalar attribute (int, float, string) as a value; nullopt for
+/// lists and attributes without one.
+std::optional<AttrValue> schemaDefault(const SchemaAttr& attr);
+/// True when `value` is exactly the schema's default (floats compared as float32).
+bool isSchemaDefault(const AttrValue& value, const SchemaAttr& attr);
+
 /// Operators nnfuzz leaves out at some opsets although ONNX has them, with the reason
 /// (for docs and `nnfuzz ops`): {op, first opset nnfuzz writes it, why}.
 struct OpsetExclusion {
