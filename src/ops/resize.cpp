@@ -512,6 +512,24 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
     p.roi.data[k] = roundTo(p.roi.type.dtype, s);
     p.roi.data[k + r] = roundTo(p.roi.type.dtype, e);
   }
+  // A kept aspect ratio scales every named dim by one ratio; a product on a half rounds as
+  // each SUT pleases (resizeConfig refuses it), so such a draw keeps the input's size.
+  if (const std::string keep = d.attrs.getString("keep_aspect_ratio_policy", "stretch"); keep != "stretch") {
+    std::vector<size_t> named = which;
+    for (size_t k = 0; named.empty() && k < r; ++k) named.push_back(k);
+    double kept = 0;
+    for (size_t k : named) {
+      const double ratio = static_cast<double>(p.sizes[k]) / static_cast<double>(x[k]);
+      if (kept == 0 || (keep == "not_larger" ? ratio < kept : ratio > kept)) kept = ratio;
+    }
+    for (size_t k : named) {
+      const double product = kept * static_cast<double>(x[k]);
+      if (std::abs(product - std::floor(product) - 0.5) < 1e-4) {
+        for (size_t j : named) p.sizes[j] = x[j];
+        break;
+      }
+    }
+  }
   if (!which.empty()) {
     const auto n = static_cast<int64_t>(which.size());
     Tensor scales(TensorType{DType::Float32, {n}}), roi(TensorType{p.roi.type.dtype, {2 * n}});
