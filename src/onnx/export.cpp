@@ -128,7 +128,8 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
       if (in.empty()) {
         inputNames.emplace_back();
       } else if (in.constant) {
-        inputNames.push_back(prefix + "const_" + std::to_string(formConstants++));
+        // Named as import names initializers, so export -> import -> export is the identity.
+        inputNames.push_back(prefix + "weight_" + std::to_string(weights.size() + formConstants++));
         addConstant(g, inputNames.back(), *in.constant, body, opset);
       } else {
         inputNames.push_back(names.at(n.inputs[static_cast<size_t>(in.operand)]));
