@@ -7,7 +7,7 @@
 #   Chromium (the headless-browser test of the report).
 #   Python (a virtualenv in .venv): onnx 1.22, numpy, pytest and the systems under test -
 #   onnxruntime, openvino, apache-tvm, opencv-python-headless, MNN, onnxoptimizer, onnxsim, and
-#   IREE 3.13.0 (compiler with its ONNX importer, runtime),
+#   IREE 3.13.0 (compiler with its ONNX importer, runtime), ncnn with pnnx (its ONNX converter),
 #   torch 2.13.0 with onnx2torch (torch always pinned: this version installs the CPU build, an
 #   unpinned one pulls GBs of CUDA), and Ray (campaigns across machines, tools/ray_fuzz.py);
 #   together ~2 GB installed - used by the validation
@@ -74,4 +74,4 @@ fi
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
-echo "setup: built $BUILD_DIR/nnfuzz"
+echo "setup: built $BUILD_DIR/nnfuzz; set-up took ${SECONDS} s"
