@@ -74,12 +74,13 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   }
   // Dtypes: every operand made f32 at once; if that loses the bug (or makes no valid case), each
   // operand alone. A position whose own change keeps the bug, or that is f32 already, reads "*":
-  // GatherND's data dtype does not matter to a negative-index bug, its index dtype cannot be
-  // changed, so GatherND(i64,i64) and GatherND(f32,i64) are both GatherND(*,i64).
+  // GatherND's data dtype does not matter to a negative-index bug (bool, i64 or f32 data), its
+  // index dtype cannot be f32, so GatherND(i64,i64) and GatherND(bool,i64) are GatherND(*,i64),
+  // or GatherND(*,int) when i32 indices show the bug too.
   const std::vector<ValueId> params = dataParams(alone.graph);
   auto narrowable = [&](ValueId v) {
     const DType t = alone.graph.value(v).type.dtype;
-    return t != DType::Float32 && (isFloat(t) || isInteger(t)) &&
+    return t != DType::Float32 && (isFloat(t) || isInteger(t) || t == DType::Bool) &&
            std::find(params.begin(), params.end(), v) != params.end();
   };
   SubCase f32 = alone;
@@ -101,7 +102,18 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
     if (!narrowable(v)) continue;
     SubCase one = alone;
     setParam(one, v, castTensor(paramData(one, v), DType::Float32));
-    if (stillWrong(std::move(one)).value_or(false)) c.dtypes[k] = "*";
+    if (stillWrong(std::move(one)).value_or(false)) {
+      c.dtypes[k] = "*";
+      continue;
+    }
+    // An integer operand that cannot be f32 (indices, an exponent the bug needs integral) may
+    // still not care for its width: i32 and i64 alike read "int", so GatherElements(*,i32) and
+    // GatherElements(*,i64) of one negative-index bug are one name.
+    const DType t = alone.graph.value(v).type.dtype;
+    if (t != DType::Int32 && t != DType::Int64) continue;
+    SubCase width = alone;
+    setParam(width, v, castTensor(paramData(width, v), t == DType::Int32 ? DType::Int64 : DType::Int32));
+    if (stillWrong(std::move(width)).value_or(false)) c.dtypes[k] = "int";
   }
   while (!c.dtypes.empty() && c.dtypes.back() == "*") c.dtypes.pop_back();
   return c;

@@ -15,7 +15,8 @@
 // (they pick a code path: mode="cubic", transA=1) and not for other numbers and lists (data a
 // kernel treats alike: axes=[1] and axes=[0,2] hit one axes bug). When the operator alone does
 // not fail (the bug needs its context), every attribute and dtype it has is kept. A dtype that
-// can be changed to f32 without losing the bug reads "*" (see isolate in blame.cpp).
+// can be changed to f32 without losing the bug reads "*", an integer one that cannot be f32 but
+// keeps the bug as i32 and as i64 reads "int" (see isolate in blame.cpp).
 #pragma once
 
 #include <functional>

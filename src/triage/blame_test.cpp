@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "interp/interpreter.h"
 
 namespace nnfuzz {
@@ -135,7 +137,7 @@ std::optional<std::vector<Tensor>> powWrongOnIntegerExponents(const SubCase& c) 
 }
 
 TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
-  // The base's dtype does not matter (f64 or f32 alike), the exponent's does: Pow(*,i64).
+  // The base's dtype does not matter (f64 or f32 alike), the exponent's does, but not its width: Pow(*,int).
   const SubCase pow = caseOf(R"(graph {
   %0 = input f64[2]
   %1 = weight i64[2] [2, 3]
@@ -147,7 +149,7 @@ TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
   const Blame b = blameFirstDivergence(pow, powWrongOnIntegerExponents, same);
   ASSERT_TRUE(b.culprit);
   EXPECT_TRUE(b.culprit->isolated);
-  EXPECT_EQ(b.culprit->identity(), "Pow(*,i64)");
+  EXPECT_EQ(b.culprit->identity(), "Pow(*,int)");
   // The same bug on an f32 base is the same culprit.
   const SubCase f32Base = caseOf(R"(graph {
   %0 = input f32[2]
@@ -159,6 +161,54 @@ TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
   const Blame f = blameFirstDivergence(f32Base, powWrongOnIntegerExponents, same);
   ASSERT_TRUE(f.culprit);
   EXPECT_EQ(f.culprit->identity(), b.culprit->identity());
+}
+
+// OpenVINO 2025.2's GatherElements (measured on old-c1's bundles): a negative index reads 0, for
+// any data dtype and i32 or i64 indices alike.
+std::optional<std::vector<Tensor>> gatherZeroOnNegativeIndices(const SubCase& c) {
+  std::vector<Tensor> out = runGraph(c.graph, c.inputs);
+  const std::vector<Tensor> values = runGraphAll(c.graph, c.inputs);
+  for (NodeId id : c.graph.nodes()) {
+    const Node& n = c.graph.node(id);
+    const auto& indices = values[n.inputs[1]].data;
+    if (n.op == "GatherElements" && std::any_of(indices.begin(), indices.end(), [](double i) { return i < 0; }))
+      for (Tensor& t : out) std::fill(t.data.begin(), t.data.end(), 0.0);
+  }
+  return out;
+}
+
+TEST(Blame, NeitherBoolDataNorTheIndexWidthSplitsOneIndexBug) {
+  // old-c1's openvino-any-dcf-4a700dd8 (bool data, i32 indices) and -bb54cde6 (f32 data, i64
+  // indices): one negative-index bug, one name.
+  const SubCase boolData = caseOf(R"(graph {
+  %0 = weight i32[1,3] [1, -2, 1]
+  %1 = input bool[2,3]
+  %2 = GatherElements(%1, %0) : bool[1,3]
+  return %2
+}
+)", {Tensor({DType::Bool, {2, 3}}, {1, 1, 1, 1, 1, 1})});
+  const SubCase f32Data = caseOf(R"(graph {
+  %0 = weight i64[2,1] [-3, -5]
+  %1 = input f32[5,1]
+  %2 = GatherElements(%1, %0) : f32[2,1]
+  return %2
+}
+)", {Tensor({DType::Float32, {5, 1}}, {1, 2, 3, 4, 5})});
+  const Blame a = blameFirstDivergence(boolData, gatherZeroOnNegativeIndices, same);
+  const Blame b = blameFirstDivergence(f32Data, gatherZeroOnNegativeIndices, same);
+  ASSERT_TRUE(a.culprit && b.culprit);
+  EXPECT_EQ(a.culprit->identity(), "GatherElements(*,int)");
+  EXPECT_EQ(b.culprit->identity(), a.culprit->identity());
+  // An index bug of i64 alone keeps its width.
+  const SutRun onlyI64 = [](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    auto out = gatherZeroOnNegativeIndices(c);
+    for (NodeId id : c.graph.nodes())
+      if (c.graph.value(c.graph.node(id).inputs[1]).type.dtype != DType::Int64) return runGraph(c.graph, c.inputs);
+    return out;
+  };
+  const Blame i64 = blameFirstDivergence(f32Data, onlyI64, same);
+  ASSERT_TRUE(i64.culprit);
+  EXPECT_EQ(i64.culprit->identity(), "GatherElements(*,i64)");
 }
 
 TEST(Blame, WhenOnlyTheWholeIsWrongTheLastOperatorWrongAloneIsTheCulprit) {
