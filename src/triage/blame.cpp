@@ -44,7 +44,7 @@ std::vector<std::string> dtypesOf(const Graph& g, const Node& n) {
 // The culprit with everything it has (its context may matter: no experiments possible).
 Culprit whole(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
-  Culprit c{n.op, dtypesOf(g, n), {}, false};
+  Culprit c{n.op, dtypesOf(g, n), {}, false, false};
   for (const auto& [name, value] : n.attrs) c.attrs.push_back(attrShown(n.op, name, value));
   return c;
 }
@@ -66,7 +66,7 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   auto matters = [&](SubCase variant) { return !stillWrong(std::move(variant)).value_or(false); };
   const NodeId node = alone.graph.nodes().front();
   const Node& n = alone.graph.node(node);
-  Culprit c{n.op, {}, {}, true};
+  Culprit c{n.op, {}, {}, true, false};
   for (const auto& [name, value] : n.attrs) {
     SubCase variant = alone;
     variant.graph.node(node).attrs.erase(name);
@@ -119,6 +119,36 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   return c;
 }
 
+// Whether the last operator, right alone, is wrong behind any producer: each of its operands that
+// a node computed is fed through Neg, then through Relu instead (other operators, other values;
+// the reference recomputes the expectation). Wrong both ways, the fault is the operator's wherever
+// its operand is computed, not a fusion of two particular operators (MNN's Dropout mask, OpenVINO
+// 2025.2's Softsign in noopt).
+bool wrongBehindAnyProducer(const Graph& g, const std::vector<Tensor>& values, NodeId last, const SutRun& run,
+                            const Agrees& agrees, size_t& runs) {
+  for (const char* producer : {"Neg", "Relu"}) {
+    SubCase variant = extractSubCase(g, values, {last});
+    const NodeId node = variant.graph.nodes().front();
+    bool fed = false;
+    for (uint32_t k = 0; k < g.node(last).inputs.size(); ++k) {
+      const ValueId original = g.node(last).inputs[k];
+      const ValueId now = variant.graph.node(node).inputs[k];
+      if (original == kNoValue || g.value(original).kind != ValueKind::Result ||
+          variant.graph.value(now).kind != ValueKind::Input || !isFloat(variant.graph.value(now).type.dtype))
+        continue;
+      const NodeId made = variant.graph.insertNode(node, producer, {now}, {}, {variant.graph.value(now).type});
+      variant.graph.setOperand(node, k, variant.graph.node(made).outputs[0]);
+      fed = true;
+    }
+    if (!fed) return false;
+    const auto settled = settleVariant(std::move(variant));
+    if (!settled) return false;
+    ++runs;
+    if (!wrong(run(settled->sub), settled->sub, agrees)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string Culprit::text() const {
@@ -133,6 +163,7 @@ std::string Culprit::text() const {
     for (size_t i = 0; i < attrs.size(); ++i) s += (i ? "," : "") + attrs[i];
     s += "}";
   }
+  if (behindAnyProducer) s += " behind any producer";
   return s;
 }
 
@@ -204,11 +235,20 @@ Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agre
       blame.how = "last operator alone";
     }
   }
+  bool behind = false;
+  if (!culprit && !wholeFails && nodes.size() > 1 && wrongBehindAnyProducer(g, values, nodes.back(), run, agrees, blame.runs)) {
+    culprit = nodes.back();
+    behind = true;
+    blame.how = "last operator behind any producer";
+  }
   if (!culprit) {
     blame.how = "no intermediate value is wrong";
     return blame;
   }
   blame.culprit = isolate(g, values, *culprit, run, agrees, blame.runs, whole(g, *culprit));
+  // Right alone: its context matters, and "behind any producer" may be all of it.
+  if (!blame.culprit->isolated && !behind) behind = wrongBehindAnyProducer(g, values, *culprit, run, agrees, blame.runs);
+  blame.culprit->behindAnyProducer = behind;
   return blame;
 }
 

@@ -211,6 +211,52 @@ TEST(Blame, NeitherBoolDataNorTheIndexWidthSplitsOneIndexBug) {
   EXPECT_EQ(i64.culprit->identity(), "GatherElements(*,i64)");
 }
 
+// OpenVINO 2025.2's CPU plugin without snippets (measured on old-c1's bundles): Softsign whose
+// operand a node computes returns that node's input; Softsign of a model input is right, and so
+// is one whose producer's result is a model output too (then nothing is fused). `onlyAfter` limits
+// the fault to one producer (a fusion of two particular operators).
+SutRun softsignWrongBehindProducers(std::string onlyAfter = "") {
+  return [=](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    Graph g = c.graph;
+    for (NodeId id : g.nodes()) {
+      const Node& n = g.node(id);
+      if (n.op != "Softsign" || g.value(n.inputs[0]).kind != ValueKind::Result) continue;
+      for (NodeId p : g.nodes())
+        if (g.node(p).outputs[0] == n.inputs[0] && (onlyAfter.empty() || g.node(p).op == onlyAfter) &&
+            std::find(g.outputs().begin(), g.outputs().end(), n.inputs[0]) == g.outputs().end())
+          g.setOperand(id, 0, g.node(p).inputs[0]), g.node(id).op = "Identity";
+    }
+    return runGraph(g, c.inputs);
+  };
+}
+
+TEST(Blame, AnOperatorWrongBehindAnyProducerIsTheCulpritWhateverFeedsIt) {
+  // old-c1's openvino-any-dcf-d97b77f5 (LeakyRelu -> Softsign) and -389d21be (Pow -> Softsign).
+  const SubCase leaky = caseOf(R"(graph {
+  %0 = input f32[1]
+  %1 = LeakyRelu(%0) : f32[1]
+  %2 = Softsign(%1) : f32[1]
+  return %2
+}
+)", {Tensor({DType::Float32, {1}}, {1})});
+  const SubCase pow = caseOf(R"(graph {
+  %0 = weight f32[] [0.0]
+  %1 = input f32[]
+  %2 = Pow(%0, %1) : f32[]
+  %3 = Softsign(%2) : f32[]
+  return %3
+}
+)", {Tensor({DType::Float32, {}}, {0})});
+  const Blame a = blameFirstDivergence(leaky, softsignWrongBehindProducers(), same);
+  const Blame b = blameFirstDivergence(pow, softsignWrongBehindProducers(), same);
+  ASSERT_TRUE(a.culprit && b.culprit);
+  EXPECT_EQ(a.how, "last operator behind any producer");
+  EXPECT_EQ(a.culprit->identity(), "Softsign(f32) behind any producer");
+  EXPECT_EQ(b.culprit->identity(), a.culprit->identity());
+  // Wrong only behind LeakyRelu: a fusion of two operators, no single culprit.
+  EXPECT_FALSE(blameFirstDivergence(leaky, softsignWrongBehindProducers("LeakyRelu"), same).culprit);
+}
+
 TEST(Blame, WhenOnlyTheWholeIsWrongTheLastOperatorWrongAloneIsTheCulprit) {
   // Exposing Abs's result makes the SUT drop every output (as MNN can), and Exp is wrong
   // whatever feeds it: the prefixes are right, Exp alone is wrong.
