@@ -38,8 +38,14 @@ bool isName(std::string_view w) {
 }
 
 // A word our exporter built from a node name and a suffix ("Loop_2_body", "QuantizeLinear_5Parameter"):
-// the digits right after an inner '_' number the node, so they become <n>. Empty when there are none.
+// the digits right after an inner '_' number the node, so they become <n>. Node names start with
+// their operator, CamelCase; "CV_32F" (OpenCV's element types) is not one. Empty when none is there.
 std::string withNodeNumbers(std::string_view w) {
+  if (w.empty() || !(w[0] >= 'A' && w[0] <= 'Z')) return {};
+  const size_t firstUnderscore = w.find('_');
+  bool lower = false;
+  for (size_t i = 0; i < w.size() && i < firstUnderscore; ++i) lower = lower || (w[i] >= 'a' && w[i] <= 'z');
+  if (!lower) return {};
   std::string out;
   bool numbered = false;
   for (size_t i = 0; i < w.size();) {

@@ -46,6 +46,7 @@ const Example kLines[] = {
     {"QuantizeLinear_5Parameter axis 1 out of tensor range [0, 0]", "QuantizeLinear_<n>Parameter axis <n> out of tensor range [<n>]"},
     {"Operation name: Squeeze_3.0", "Operation name: <name>"},
     {"int64_t uint8_t opset10 x86_64 _M_range_check", "int64_t uint8_t opset10 <name> _M_range_check"},
+    {"src.type() == CV_32F || CV_8UC3, If_4_then_branch", "src.type() == CV_32F || CV_8UC3, If_<n>_then_branch"},
     // whitespace and non-ASCII
     {"  many   spaces\tand\ttabs  ", "many spaces and tabs"},
     {"caf\xc3\xa9 \xe2\x80\x94 done", "caf? ? done"},

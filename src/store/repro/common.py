@@ -53,6 +53,11 @@ def _is_name(w):
 
 
 def _with_node_numbers(w):
+    if not w or not ("A" <= w[0] <= "Z"):
+        return ""
+    head = w.split("_", 1)[0]
+    if not any("a" <= c <= "z" for c in head):
+        return ""
     out, i, numbered = [], 0, False
     while i < len(w):
         if w[i] == "_" and i > 0 and i + 1 < len(w) and _digit(w[i + 1]):
