@@ -7,6 +7,7 @@
 #include "onnx/case_folder.h"
 #include "interp/interpreter.h"
 #include "triage/blame.h"
+#include "triage/experiments.h"
 #include "triage/fold.h"
 #include "triage/reduce.h"
 #include "triage/reduce_schedule.h"
@@ -113,7 +114,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       if (!disable.empty()) return judged.verdict != Verdict::Pass;
       if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
       last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset, settings.caffe),
-                            std::move(judged), std::move(run), std::move(base), std::nullopt};
+                            std::move(judged), std::move(run), std::move(base), std::nullopt, {}};
       return true;
     };
     auto stillFails = [&](const SubCase& sub) { return failsWith(sub, {}); };
@@ -164,8 +165,18 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
         culprit = agreedCulprit(perMode);
       }
     }
+    // An error with no wrong value behind it that passes once the trailing omitted inputs are
+    // left off is the frontend's handling of omitted inputs, whichever operator words it.
+    std::string namedBy;
+    if (!culprit && j.verdict != Verdict::DCF && Clock::now() < deadline)
+      if (const auto plain = withoutTrailingOmittedInputs(small)) {
+        RunOutcome run = runOn(subject, *plain);
+        if (baseline ? run.status == RunStatus::Ok : oracle.judgeWithoutReference(run).verdict == Verdict::Pass)
+          namedBy = kOmittedInputExperiment;
+      }
     Signature named = foldModes(makeSignature(j, outcome, opTypesOf(small.graph)));
     if (culprit) named = foldModes(j.verdict == Verdict::DCF ? culpritSignature(named, *culprit) : foldDownstream(named, culprit));
+    if (!namedBy.empty()) named = foldModes(namedByExperiment(named, namedBy));
     PassReduction passes;
     const bool known = settings.known && settings.known(named.hash());
     if (!known && settings.maxPassTries > 0 && Clock::now() < deadline)
@@ -175,13 +186,14 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     std::error_code ec;
     fs::remove_all(dir, ec);
     if (!r.shrunk && !passes.changed) {
-      if (!culprit) return std::nullopt;
-      // Nothing smaller fails, but the culprit still names the bug: the case itself stands.
+      if (!culprit && namedBy.empty()) return std::nullopt;
+      // Nothing smaller fails, but the culprit or the experiment still names the bug: the case itself stands.
       last = ReducedFinding{bundleCase(small.graph, small.inputs, small.expected, subMeta, settings.opset, settings.caffe),
-                            j, outcome, std::nullopt, std::nullopt};
+                            j, outcome, std::nullopt, std::nullopt, {}};
     }
     if (!last) return std::nullopt;
     last->culprit = culprit;
+    last->namedBy = namedBy;
     const SubCase& shown = passes.changed ? passes.reduced : small;
     const std::vector<std::string> culpritPasses =
         known || outOfTime ? std::vector<std::string>{} : passesBehind(subject->hello().passes, shown, failsWith,
@@ -192,6 +204,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
                                    {"minimal", r.minimal && !outOfTime},
                                    {"passes_finished", passes.finished && !outOfTime},
                                    {"culprit", culprit ? culprit->text() : ""},
+                                   {"named_by", namedBy},
                                    {"culprit_passes", culpritPasses}};
     if (j.verdict == Verdict::DCF && culprit) culprits.add(key, culprit->op);
     return last;

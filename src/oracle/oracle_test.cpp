@@ -97,6 +97,30 @@ const UnsupportedCase kUnsupportedCases[] = {
      "OpenCV(5.0.0) /io/opencv/modules/dnn/src/layers/constantofshape_layer.cpp:96: error: (-215:Assertion "
      "failed) blobs.size() == 1 in function 'getTypes'",
      false},
+    // Old releases' own refusals (OpenVINO 2025.2.0, ONNX Runtime 1.20.1; campaign old-c1) and their
+    // real bugs that speak alike.
+    {"openvino", "RuntimeError",
+     "Errors during ONNX translation:\nCheck '(reduction == \"none\")' failed at "
+     "src/frontends/onnx/frontend/src/op/scatter_nd.cpp:25:\nWhile validating ONNX node '<Node(ScatterND): "
+     "ScatterND_0>':\nUnsupported value of attribute: `reduction`. Only `none` is supported, got:mul",
+     true},
+    {"openvino", "RuntimeError", "FrontEnd API failed with GeneralFailure:\nNo nested TensorIterator", true},
+    {"openvino", "RuntimeError",
+     "Exception from src/plugins/intel_cpu/src/node.cpp:1555:\n[CPU] FakeQuantize node with name 'QuantizeLinear_0' "
+     "doesn't support non per-tensor quantization for axis: 2",
+     true},
+    {"openvino", "RuntimeError",
+     "Unexpected: CPU plug-in doesn't support NullNode operation with dynamic rank. Operation name: NullNode_1",
+     false},
+    {"onnxruntime", "RuntimeException",
+     "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Exception during initialization: qlinearconv.cc:117 "
+     "W_zero_point_data[i] == W_zero_point_value was false. QLinearConv : zero point of per-channel filter must be "
+     "same",
+     true},
+    {"onnxruntime", "InvalidArgument",
+     "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Size of X.shape()[axis:] == 2. Size of scale and bias (if "
+     "provided) must match this. Got scale size of 1 and bias size of 0",
+     false},
     {"mybackend", "Error", "operator Foo is not implemented", true},  // generic pattern
     {"mybackend", "Error", "assertion failed: index < size", false},
 };

@@ -313,6 +313,14 @@ TEST_F(Bundle, PythonNormaliserAgreesWithCpp) {
       "call_function <built-in function pad>(*(FakeTensor(..., size=(1, 2)), [0, -1], 'reflect'), **{}): got "
       "RuntimeError('Padding mode \"reflect\" doesn\\'t take in value argument')\n  Hint: Your code may result",
       "backend='inductor' raised:\nRuntimeError: index out of bounds: 0 <= tmp2 < 5L\n\nSet TORCHDYNAMO_VERBOSE=1 x",
+      // ONNX Runtime's wrappers, nested, and at initialisation; names numbered inside a word.
+      "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running If node. Name:'If_21' "
+      "Status Message: Non-zero status code returned while running ReduceSum node. Name:'If_21_then_branch/ReduceSum_3' "
+      "Status Message: a.cc:484 count == 1 was false.",
+      "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Exception during initialization: a.cc:484 count == 1 was false.",
+      "Model references undeclared parameters: opset1::Parameter Loop_2_body/output_1 () -> (boolean[])",
+      "QuantizeLinear_12Parameter axis 1 out of tensor range [0, 0]; Operation name: Squeeze_3.0, Loop_0.5x",
+      "src.type() == CV_32F || CV_8UC3 in If_4_then_branch/Loop_0_body, lower_3_case",
   };
   std::string joined, expected;
   for (const auto& m : messages) {

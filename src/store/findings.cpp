@@ -86,6 +86,9 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
         if (reduced[k] && reduced[k]->culprit) {
           finding.signature = foldModes(foldDownstream(finding.signature, reduced[k]->culprit));
           signatures[k] = finding.signature;
+        } else if (reduced[k] && !reduced[k]->namedBy.empty()) {
+          finding.signature = foldModes(namedByExperiment(finding.signature, reduced[k]->namedBy));
+          signatures[k] = finding.signature;
         }
       }
       run.bugHash = finding.signature.hash();

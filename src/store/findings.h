@@ -48,6 +48,9 @@ struct ReducedFinding {
   /// The first operator the SUT gets wrong in it (triage/blame.h): names a wrong result, and
   /// an error over a wrong value becomes that value's bug (triage/fold.h).
   std::optional<Culprit> culprit;
+  /// An error's name from an experiment on the reduced case (triage/experiments.h), else empty:
+  /// then the error is that finding's bug, whatever its words (triage/fold.h's namedByExperiment).
+  std::string namedBy;
 };
 
 /// Reduces one bug finding (judgement, the run judged, its signature so far); nullopt when it

@@ -44,7 +44,7 @@ std::vector<std::string> dtypesOf(const Graph& g, const Node& n) {
 // The culprit with everything it has (its context may matter: no experiments possible).
 Culprit whole(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
-  Culprit c{n.op, dtypesOf(g, n), {}, false};
+  Culprit c{n.op, dtypesOf(g, n), {}, false, false};
   for (const auto& [name, value] : n.attrs) c.attrs.push_back(attrShown(n.op, name, value));
   return c;
 }
@@ -66,7 +66,7 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   auto matters = [&](SubCase variant) { return !stillWrong(std::move(variant)).value_or(false); };
   const NodeId node = alone.graph.nodes().front();
   const Node& n = alone.graph.node(node);
-  Culprit c{n.op, {}, {}, true};
+  Culprit c{n.op, {}, {}, true, false};
   for (const auto& [name, value] : n.attrs) {
     SubCase variant = alone;
     variant.graph.node(node).attrs.erase(name);
@@ -74,12 +74,13 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   }
   // Dtypes: every operand made f32 at once; if that loses the bug (or makes no valid case), each
   // operand alone. A position whose own change keeps the bug, or that is f32 already, reads "*":
-  // GatherND's data dtype does not matter to a negative-index bug, its index dtype cannot be
-  // changed, so GatherND(i64,i64) and GatherND(f32,i64) are both GatherND(*,i64).
+  // GatherND's data dtype does not matter to a negative-index bug (bool, i64 or f32 data), its
+  // index dtype cannot be f32, so GatherND(i64,i64) and GatherND(bool,i64) are GatherND(*,i64),
+  // or GatherND(*,int) when i32 indices show the bug too.
   const std::vector<ValueId> params = dataParams(alone.graph);
   auto narrowable = [&](ValueId v) {
     const DType t = alone.graph.value(v).type.dtype;
-    return t != DType::Float32 && (isFloat(t) || isInteger(t)) &&
+    return t != DType::Float32 && (isFloat(t) || isInteger(t) || t == DType::Bool) &&
            std::find(params.begin(), params.end(), v) != params.end();
   };
   SubCase f32 = alone;
@@ -101,10 +102,51 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
     if (!narrowable(v)) continue;
     SubCase one = alone;
     setParam(one, v, castTensor(paramData(one, v), DType::Float32));
-    if (stillWrong(std::move(one)).value_or(false)) c.dtypes[k] = "*";
+    if (stillWrong(std::move(one)).value_or(false)) {
+      c.dtypes[k] = "*";
+      continue;
+    }
+    // An integer operand that cannot be f32 (indices, an exponent the bug needs integral) may
+    // still not care for its width: i32 and i64 alike read "int", so GatherElements(*,i32) and
+    // GatherElements(*,i64) of one negative-index bug are one name.
+    const DType t = alone.graph.value(v).type.dtype;
+    if (t != DType::Int32 && t != DType::Int64) continue;
+    SubCase width = alone;
+    setParam(width, v, castTensor(paramData(width, v), t == DType::Int32 ? DType::Int64 : DType::Int32));
+    if (stillWrong(std::move(width)).value_or(false)) c.dtypes[k] = "int";
   }
   while (!c.dtypes.empty() && c.dtypes.back() == "*") c.dtypes.pop_back();
   return c;
+}
+
+// Whether the last operator, right alone, is wrong behind any producer: each of its operands that
+// a node computed is fed through Neg, then through Relu instead (other operators, other values;
+// the reference recomputes the expectation). Wrong both ways, the fault is the operator's wherever
+// its operand is computed, not a fusion of two particular operators (MNN's Dropout mask, OpenVINO
+// 2025.2's Softsign in noopt).
+bool wrongBehindAnyProducer(const Graph& g, const std::vector<Tensor>& values, NodeId last, const SutRun& run,
+                            const Agrees& agrees, size_t& runs) {
+  for (const char* producer : {"Neg", "Relu"}) {
+    SubCase variant = extractSubCase(g, values, {last});
+    const NodeId node = variant.graph.nodes().front();
+    bool fed = false;
+    for (uint32_t k = 0; k < g.node(last).inputs.size(); ++k) {
+      const ValueId original = g.node(last).inputs[k];
+      const ValueId now = variant.graph.node(node).inputs[k];
+      if (original == kNoValue || g.value(original).kind != ValueKind::Result ||
+          variant.graph.value(now).kind != ValueKind::Input || !isFloat(variant.graph.value(now).type.dtype))
+        continue;
+      const NodeId made = variant.graph.insertNode(node, producer, {now}, {}, {variant.graph.value(now).type});
+      variant.graph.setOperand(node, k, variant.graph.node(made).outputs[0]);
+      fed = true;
+    }
+    if (!fed) return false;
+    const auto settled = settleVariant(std::move(variant));
+    if (!settled) return false;
+    ++runs;
+    if (!wrong(run(settled->sub), settled->sub, agrees)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -121,6 +163,7 @@ std::string Culprit::text() const {
     for (size_t i = 0; i < attrs.size(); ++i) s += (i ? "," : "") + attrs[i];
     s += "}";
   }
+  if (behindAnyProducer) s += " behind any producer";
   return s;
 }
 
@@ -192,11 +235,20 @@ Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agre
       blame.how = "last operator alone";
     }
   }
+  bool behind = false;
+  if (!culprit && !wholeFails && nodes.size() > 1 && wrongBehindAnyProducer(g, values, nodes.back(), run, agrees, blame.runs)) {
+    culprit = nodes.back();
+    behind = true;
+    blame.how = "last operator behind any producer";
+  }
   if (!culprit) {
     blame.how = "no intermediate value is wrong";
     return blame;
   }
   blame.culprit = isolate(g, values, *culprit, run, agrees, blame.runs, whole(g, *culprit));
+  // Right alone: its context matters, and "behind any producer" may be all of it.
+  if (!blame.culprit->isolated && !behind) behind = wrongBehindAnyProducer(g, values, *culprit, run, agrees, blame.runs);
+  blame.culprit->behindAnyProducer = behind;
   return blame;
 }
 

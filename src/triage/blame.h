@@ -6,8 +6,9 @@
 // (the bug disappears, or the case does not compile at all, as for an MCF whose model holds a
 // wrong value upstream), run its prefixes, each ending at one more operator, until one comes
 // out wrong (the whole case is not a prefix). When every proper prefix is right, the last operator
-// is the culprit if alone, on right inputs, it is wrong too. No culprit when none of these shows a
-// wrong value: the reducer's result stands.
+// is the culprit if alone, on right inputs, it is wrong too, or if, right alone, it is wrong behind
+// other producers too (Neg and Relu in place of the one it had). No culprit when none of these shows
+// a wrong value (a fusion of two particular operators): the reducer's result stands.
 //
 // The culprit names the bug by what matters to it, found by experiment on the operator alone
 // with reference inputs: each attribute is reset to its default, and operands are made f32; what
@@ -15,7 +16,8 @@
 // (they pick a code path: mode="cubic", transA=1) and not for other numbers and lists (data a
 // kernel treats alike: axes=[1] and axes=[0,2] hit one axes bug). When the operator alone does
 // not fail (the bug needs its context), every attribute and dtype it has is kept. A dtype that
-// can be changed to f32 without losing the bug reads "*" (see isolate in blame.cpp).
+// can be changed to f32 without losing the bug reads "*", an integer one that cannot be f32 but
+// keeps the bug as i32 and as i64 reads "int" (see isolate in blame.cpp).
 #pragma once
 
 #include <functional>
@@ -33,6 +35,9 @@ struct Culprit {
   std::vector<std::string> dtypes;  ///< operand dtypes ("-" for omitted); empty when they do not matter
   std::vector<std::string> attrs;   ///< "name" or "name=value", in name order
   bool isolated = false;            ///< the operator alone, on reference inputs, fails
+  /// Right alone, wrong behind Neg and behind Relu alike: the operator is wrong whenever its
+  /// operand is computed, whatever computes it (shown and named: " behind any producer").
+  bool behindAnyProducer = false;
   /// "LRN{bias}", "Div(i8,i8)", "Resize{coordinate_transformation_mode=asymmetric,mode=nearest}".
   std::string text() const;
   /// What names the bug: the op and the dtypes that matter, "Div(i8,i8)". The attributes that

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "interp/interpreter.h"
 
 namespace nnfuzz {
@@ -135,7 +137,7 @@ std::optional<std::vector<Tensor>> powWrongOnIntegerExponents(const SubCase& c) 
 }
 
 TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
-  // The base's dtype does not matter (f64 or f32 alike), the exponent's does: Pow(*,i64).
+  // The base's dtype does not matter (f64 or f32 alike), the exponent's does, but not its width: Pow(*,int).
   const SubCase pow = caseOf(R"(graph {
   %0 = input f64[2]
   %1 = weight i64[2] [2, 3]
@@ -147,7 +149,7 @@ TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
   const Blame b = blameFirstDivergence(pow, powWrongOnIntegerExponents, same);
   ASSERT_TRUE(b.culprit);
   EXPECT_TRUE(b.culprit->isolated);
-  EXPECT_EQ(b.culprit->identity(), "Pow(*,i64)");
+  EXPECT_EQ(b.culprit->identity(), "Pow(*,int)");
   // The same bug on an f32 base is the same culprit.
   const SubCase f32Base = caseOf(R"(graph {
   %0 = input f32[2]
@@ -159,6 +161,100 @@ TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
   const Blame f = blameFirstDivergence(f32Base, powWrongOnIntegerExponents, same);
   ASSERT_TRUE(f.culprit);
   EXPECT_EQ(f.culprit->identity(), b.culprit->identity());
+}
+
+// OpenVINO 2025.2's GatherElements (measured on old-c1's bundles): a negative index reads 0, for
+// any data dtype and i32 or i64 indices alike.
+std::optional<std::vector<Tensor>> gatherZeroOnNegativeIndices(const SubCase& c) {
+  std::vector<Tensor> out = runGraph(c.graph, c.inputs);
+  const std::vector<Tensor> values = runGraphAll(c.graph, c.inputs);
+  for (NodeId id : c.graph.nodes()) {
+    const Node& n = c.graph.node(id);
+    const auto& indices = values[n.inputs[1]].data;
+    if (n.op == "GatherElements" && std::any_of(indices.begin(), indices.end(), [](double i) { return i < 0; }))
+      for (Tensor& t : out) std::fill(t.data.begin(), t.data.end(), 0.0);
+  }
+  return out;
+}
+
+TEST(Blame, NeitherBoolDataNorTheIndexWidthSplitsOneIndexBug) {
+  // old-c1's openvino-any-dcf-4a700dd8 (bool data, i32 indices) and -bb54cde6 (f32 data, i64
+  // indices): one negative-index bug, one name.
+  const SubCase boolData = caseOf(R"(graph {
+  %0 = weight i32[1,3] [1, -2, 1]
+  %1 = input bool[2,3]
+  %2 = GatherElements(%1, %0) : bool[1,3]
+  return %2
+}
+)", {Tensor({DType::Bool, {2, 3}}, {1, 1, 1, 1, 1, 1})});
+  const SubCase f32Data = caseOf(R"(graph {
+  %0 = weight i64[2,1] [-3, -5]
+  %1 = input f32[5,1]
+  %2 = GatherElements(%1, %0) : f32[2,1]
+  return %2
+}
+)", {Tensor({DType::Float32, {5, 1}}, {1, 2, 3, 4, 5})});
+  const Blame a = blameFirstDivergence(boolData, gatherZeroOnNegativeIndices, same);
+  const Blame b = blameFirstDivergence(f32Data, gatherZeroOnNegativeIndices, same);
+  ASSERT_TRUE(a.culprit && b.culprit);
+  EXPECT_EQ(a.culprit->identity(), "GatherElements(*,int)");
+  EXPECT_EQ(b.culprit->identity(), a.culprit->identity());
+  // An index bug of i64 alone keeps its width.
+  const SutRun onlyI64 = [](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    auto out = gatherZeroOnNegativeIndices(c);
+    for (NodeId id : c.graph.nodes())
+      if (c.graph.value(c.graph.node(id).inputs[1]).type.dtype != DType::Int64) return runGraph(c.graph, c.inputs);
+    return out;
+  };
+  const Blame i64 = blameFirstDivergence(f32Data, onlyI64, same);
+  ASSERT_TRUE(i64.culprit);
+  EXPECT_EQ(i64.culprit->identity(), "GatherElements(*,i64)");
+}
+
+// OpenVINO 2025.2's CPU plugin without snippets (measured on old-c1's bundles): Softsign whose
+// operand a node computes returns that node's input; Softsign of a model input is right, and so
+// is one whose producer's result is a model output too (then nothing is fused). `onlyAfter` limits
+// the fault to one producer (a fusion of two particular operators).
+SutRun softsignWrongBehindProducers(std::string onlyAfter = "") {
+  return [=](const SubCase& c) -> std::optional<std::vector<Tensor>> {
+    Graph g = c.graph;
+    for (NodeId id : g.nodes()) {
+      const Node& n = g.node(id);
+      if (n.op != "Softsign" || g.value(n.inputs[0]).kind != ValueKind::Result) continue;
+      for (NodeId p : g.nodes())
+        if (g.node(p).outputs[0] == n.inputs[0] && (onlyAfter.empty() || g.node(p).op == onlyAfter) &&
+            std::find(g.outputs().begin(), g.outputs().end(), n.inputs[0]) == g.outputs().end())
+          g.setOperand(id, 0, g.node(p).inputs[0]), g.node(id).op = "Identity";
+    }
+    return runGraph(g, c.inputs);
+  };
+}
+
+TEST(Blame, AnOperatorWrongBehindAnyProducerIsTheCulpritWhateverFeedsIt) {
+  // old-c1's openvino-any-dcf-d97b77f5 (LeakyRelu -> Softsign) and -389d21be (Pow -> Softsign).
+  const SubCase leaky = caseOf(R"(graph {
+  %0 = input f32[1]
+  %1 = LeakyRelu(%0) : f32[1]
+  %2 = Softsign(%1) : f32[1]
+  return %2
+}
+)", {Tensor({DType::Float32, {1}}, {1})});
+  const SubCase pow = caseOf(R"(graph {
+  %0 = weight f32[] [0.0]
+  %1 = input f32[]
+  %2 = Pow(%0, %1) : f32[]
+  %3 = Softsign(%2) : f32[]
+  return %3
+}
+)", {Tensor({DType::Float32, {}}, {0})});
+  const Blame a = blameFirstDivergence(leaky, softsignWrongBehindProducers(), same);
+  const Blame b = blameFirstDivergence(pow, softsignWrongBehindProducers(), same);
+  ASSERT_TRUE(a.culprit && b.culprit);
+  EXPECT_EQ(a.how, "last operator behind any producer");
+  EXPECT_EQ(a.culprit->identity(), "Softsign(f32) behind any producer");
+  EXPECT_EQ(b.culprit->identity(), a.culprit->identity());
+  // Wrong only behind LeakyRelu: a fusion of two operators, no single culprit.
+  EXPECT_FALSE(blameFirstDivergence(leaky, softsignWrongBehindProducers("LeakyRelu"), same).culprit);
 }
 
 TEST(Blame, WhenOnlyTheWholeIsWrongTheLastOperatorWrongAloneIsTheCulprit) {

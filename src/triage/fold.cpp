@@ -23,6 +23,14 @@ Signature foldDownstream(const Signature& error, const std::optional<Culprit>& w
   return culpritSignature(error, *wrongValue);
 }
 
+Signature namedByExperiment(const Signature& error, const std::string& finding) {
+  if (error.verdict != "mcf" && error.verdict != "if") return error;
+  Signature s = error;
+  s.message = finding;
+  s.frames.clear();
+  return s;
+}
+
 std::optional<Culprit> agreedCulprit(const std::vector<std::optional<Culprit>>& perMode) {
   if (perMode.empty() || !perMode.front()) return std::nullopt;
   for (const auto& c : perMode)

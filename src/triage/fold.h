@@ -18,6 +18,11 @@
 
 namespace nnfuzz {
 
+/// What an error is named by when it fails only while an omitted optional input is written as an
+/// empty name: leaving the node's trailing omitted inputs out makes it pass (see experiments.h).
+inline constexpr const char* kOmittedInputExperiment =
+    "fails only while a trailing omitted optional input is written as an empty name";
+
 /// The mode a folded signature names: the bug is the same in whichever mode shows it.
 inline constexpr const char* kAnyMode = "any";
 
@@ -26,6 +31,10 @@ Signature culpritSignature(const Signature& dcf, const Culprit& culprit);
 
 /// An MCF or IF signature folded into the wrong value its model holds (nullopt: unchanged).
 Signature foldDownstream(const Signature& error, const std::optional<Culprit>& wrongValue);
+
+/// An MCF or IF named by what an experiment found instead of by its words (each operator words
+/// one frontend fault its own way): message := `finding`, crash frames dropped.
+Signature namedByExperiment(const Signature& error, const std::string& finding);
 
 /// The wrong value an error is folded into, from the blame of each mode that shows the error:
 /// a culprit only when every mode names the same one (by identity). OpenCV's ENGINE_AUTO runs a

@@ -37,6 +37,30 @@ bool isName(std::string_view w) {
   return false;
 }
 
+// A word our exporter built from a node name and a suffix ("Loop_2_body", "QuantizeLinear_5Parameter"):
+// the digits right after an inner '_' number the node, so they become <n>. Node names start with
+// their operator, CamelCase; "CV_32F" (OpenCV's element types) is not one. Empty when none is there.
+std::string withNodeNumbers(std::string_view w) {
+  if (w.empty() || !(w[0] >= 'A' && w[0] <= 'Z')) return {};
+  const size_t firstUnderscore = w.find('_');
+  bool lower = false;
+  for (size_t i = 0; i < w.size() && i < firstUnderscore; ++i) lower = lower || (w[i] >= 'a' && w[i] <= 'z');
+  if (!lower) return {};
+  std::string out;
+  bool numbered = false;
+  for (size_t i = 0; i < w.size();) {
+    if (w[i] == '_' && i > 0 && i + 1 < w.size() && isDigit(w[i + 1])) {
+      out += "_<n>";
+      i += 1;
+      while (i < w.size() && isDigit(w[i])) ++i;
+      numbered = true;
+      continue;
+    }
+    out += w[i++];
+  }
+  return numbered ? out : std::string();
+}
+
 // 8+ hex digits with at least one digit and one letter: an address or hash without 0x.
 bool isBareHex(std::string_view w) {
   if (w.size() < 8) return false;
@@ -170,6 +194,23 @@ std::string keepControlFlowFailures(std::string line) {
   return out;
 }
 
+// ONNX Runtime says where a kernel failed around the kernel's own words: "Non-zero status code
+// returned while running ReduceSum node. Name:'x' Status Message: <words>" at run (nested once
+// per enclosing If or Loop), "Exception during initialization: <words>" when its constant folding
+// ran the kernel while the session was created. One kernel check is one bug in either place.
+std::string withoutOnnxRuntimeWrappers(std::string message) {
+  constexpr std::string_view kRunning = "Non-zero status code returned while running ";
+  constexpr std::string_view kStatus = "Status Message: ";
+  constexpr std::string_view kInit = "Exception during initialization: ";
+  for (size_t at; (at = message.find(kRunning)) != std::string::npos;) {
+    const size_t status = message.find(kStatus, at);
+    if (status == std::string::npos) break;
+    message.erase(at, status + kStatus.size() - at);
+  }
+  for (size_t at; (at = message.find(kInit)) != std::string::npos;) message.erase(at, kInit.size());
+  return message;
+}
+
 }  // namespace
 
 std::string normalizeLine(std::string_view s) {
@@ -266,7 +307,20 @@ std::string normalizeLine(std::string_view s) {
         i = k;
         continue;
       }
-      out += isName(w) ? std::string("<name>") : std::string(w);
+      if (isName(w)) {
+        out += "<name>";
+        // A tensor named with its output port ("Squeeze_3.0") is still one name.
+        size_t k = j;
+        if (k + 1 < n && s[k] == '.' && isDigit(s[k + 1])) {
+          ++k;
+          while (k < n && isDigit(s[k])) ++k;
+          if (k >= n || (!isWord(s[k]) && s[k] != '.')) j = k;
+        }
+        i = j;
+        continue;
+      }
+      const std::string numbered = withNodeNumbers(w);
+      out += numbered.empty() ? std::string(w) : numbered;
       i = j;
       continue;
     }
@@ -277,7 +331,8 @@ std::string normalizeLine(std::string_view s) {
 }
 
 std::string normalizeMessage(std::string_view wrapped) {
-  const std::string inner = unwrapCompilerError("", wrapped).message;  // eager and compiled in one wording
+  // Eager and compiled in one wording; a kernel's words wherever ONNX Runtime ran it.
+  const std::string inner = withoutOnnxRuntimeWrappers(unwrapCompilerError("", wrapped).message);
   const std::string_view message = inner;
   std::vector<std::string_view> lines;
   size_t start = 0;

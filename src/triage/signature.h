@@ -4,7 +4,10 @@
 // the SUT, mode (and the mode it was compared against), phase and class; for errors the SUT's
 // exception type and its normalised message; for crashes the fatal stderr line and the top
 // native frames; for wrong results (DCF) the sorted set of operator types in the model and
-// which outputs differ, by position, and how the first one differs. A stable 64-bit hash of
+// which outputs differ, by position, and how the first one differs. An error's phase and class
+// are not part of its identity (the first seen names the bundle): ONNX Runtime's constant folding
+// runs a kernel while preparing, so one kernel check fails at prepare in one mode and at run in
+// another. A stable 64-bit hash of
 // the canonical text names the bug; the first 8 hex digits name its bundle folder.
 #pragma once
 

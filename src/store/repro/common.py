@@ -52,6 +52,26 @@ def _is_name(w):
     return False
 
 
+def _with_node_numbers(w):
+    if not w or not ("A" <= w[0] <= "Z"):
+        return ""
+    head = w.split("_", 1)[0]
+    if not any("a" <= c <= "z" for c in head):
+        return ""
+    out, i, numbered = [], 0, False
+    while i < len(w):
+        if w[i] == "_" and i > 0 and i + 1 < len(w) and _digit(w[i + 1]):
+            out.append("_<n>")
+            i += 1
+            while i < len(w) and _digit(w[i]):
+                i += 1
+            numbered = True
+            continue
+        out.append(w[i])
+        i += 1
+    return "".join(out) if numbered else ""
+
+
 def _is_bare_hex(w):
     if len(w) < 8 or not all(_hex(c) for c in w):
         return False
@@ -221,7 +241,18 @@ def normalize_line(s):
                         k += 1
                 i = k
                 continue
-            out.append("<name>" if _is_name(w) else w)
+            if _is_name(w):
+                out.append("<name>")
+                k = j
+                if k + 1 < n and s[k] == "." and _digit(s[k + 1]):
+                    k += 1
+                    while k < n and _digit(s[k]):
+                        k += 1
+                    if k >= n or (not _word(s[k]) and s[k] != "."):
+                        j = k
+                i = j
+                continue
+            out.append(_with_node_numbers(w) or w)
             i = j
             continue
         out.append(c)
@@ -330,11 +361,23 @@ def _unwrapped(message):
     return body[name + 2:] if name else body
 
 
+def _without_onnxruntime_wrappers(message):
+    running, status, init = "Non-zero status code returned while running ", "Status Message: ", \
+        "Exception during initialization: "
+    while True:
+        at = message.find(running)
+        end = message.find(status, at) if at >= 0 else -1
+        if end < 0:
+            break
+        message = message[:at] + message[end + len(status):]
+    return message.replace(init, "")
+
+
 def normalize_message(message):
     # Bytes as Latin-1 characters: one character per byte, as the C++ scanner sees them.
     if isinstance(message, str):
         message = message.encode("utf-8", "replace")
-    text = unwrap_compiler_error(message.decode("latin-1"))
+    text = _without_onnxruntime_wrappers(unwrap_compiler_error(message.decode("latin-1")))
     lines = [_trim(l) for l in text.split("\n")]
     kept = []
     for l in lines:
