@@ -21,6 +21,7 @@ stdout.
 import contextlib
 import faulthandler
 import functools
+import gc
 import json
 import math
 import os
@@ -356,6 +357,9 @@ def main(backend_class, argv=None):
     if backend_class.PASSES.get(mode):
         hello["passes"] = list(backend_class.PASSES[mode])
     proto.send(hello)
+    # The SUT's and numpy's modules stay for good: the collector need not walk them again
+    # each time it runs (about 1% of a campaign's CPU).
+    gc.freeze()
     for line in sys.stdin:
         if not line.strip():
             continue
