@@ -16,8 +16,6 @@ SideBySide::~SideBySide() {
   }
   wake_.notify_all();
   for (std::thread& t : threads_) t.join();
-  // The worker processes the helpers started die with them (PR_SET_PDEATHSIG); a Worker used
-  // again later finds its process dead between cases and starts a fresh one.
 }
 
 void SideBySide::serve(size_t index) {
@@ -27,7 +25,7 @@ void SideBySide::serve(size_t index) {
     {
       std::unique_lock lock(mu_);
       wake_.wait(lock, [&] { return stopping_ || round_ != seen; });
-      if (stopping_) return;
+      if (stopping_) break;
       seen = round_;
       caseDir = caseDir_;
     }
@@ -39,6 +37,9 @@ void SideBySide::serve(size_t index) {
     }
     done_.notify_one();
   }
+  // A process this thread started would die with it (PR_SET_PDEATHSIG), a moment later: a case
+  // sent meanwhile would see a SIGKILL. Stopped here, the Worker starts a fresh one when used.
+  workers_[index]->stop();
 }
 
 std::vector<RunOutcome> SideBySide::runCase(const std::filesystem::path& caseDir) {

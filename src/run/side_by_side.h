@@ -4,9 +4,10 @@
 // test's wall time is the sum of its round trips while a second core may sit idle; side by
 // side it is the longest one. SideBySide keeps one thread per worker beyond the first (the
 // caller's thread drives the first), alive as long as it is: a worker process dies with the
-// thread that started it (PR_SET_PDEATHSIG), so the threads must outlive the cases. Each
-// Worker is still driven by one thread at a time: the caller may use the workers directly
-// (say to reduce a finding) between two runCase calls.
+// thread that started it (PR_SET_PDEATHSIG), so the threads must outlive the cases, and each
+// stops its worker when it ends (the Worker starts a fresh process if used again). Each Worker
+// is still driven by one thread at a time: the caller may use the workers directly (say to
+// reduce a finding) between two runCase calls.
 #pragma once
 
 #include <condition_variable>
