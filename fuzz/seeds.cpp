@@ -54,7 +54,9 @@ std::vector<std::string> workerReplySeeds() {
           R"({"id": 7, "phase": "prepare", "status": "ok", "seconds": 0.01})",
           R"({"id": 7, "phase": "run", "status": "ok", "outputs": ["/tmp/o/output_0.pb"], "seconds": 0.02})",
           R"({"id": 7, "phase": "prepare", "status": "error", "type": "Fail", "message": "no kernel", "stage": "convert"})",
-          R"({"id": 7, "phase": "run", "status": "worker_error", "message": "bad case"})"};
+          R"({"id": 7, "phase": "run", "status": "worker_error", "message": "bad case"})",
+          R"({"hello": "onnxruntime", "version": "1.31.1", "modes": ["opt"], "protocol": 2})",
+          R"({"id": 7, "phase": "run", "status": "ok", "outputs_file": "/tmp/o/outputs.pb", "seconds": 0.02})"};
 }
 
 void broken(const std::string& invariant, const std::string& detail) {

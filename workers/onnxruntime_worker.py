@@ -52,7 +52,8 @@ class OnnxRuntime(common.Backend):
 
     def prepare(self, model_path, model):
         so = common.ort_session_options(self.ort, optimize=self.mode == "opt")
-        return self.ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"],
+        # from the bytes common.py read already: no second read of the file
+        return self.ort.InferenceSession(self.model_bytes or model_path, so, providers=["CPUExecutionProvider"],
                                          disabled_optimizers=self.disabled)
 
     def run(self, session, feeds):

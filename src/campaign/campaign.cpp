@@ -17,6 +17,7 @@
 #include "campaign/test_source.h"
 #include "gen/graph_gen.h"
 #include "onnx/case_folder.h"
+#include "run/side_by_side.h"
 #include "store/bundle.h"
 #include "store/campaign_store.h"
 #include "store/findings.h"
@@ -32,18 +33,36 @@ namespace {
 /// Where a test's wall time goes, summed over the tests (seconds). The SUT's own share is
 /// what its workers report for prepare and run; "protocol" is the rest of each round trip
 /// (writing the request, the worker reading the case and writing outputs, our reading them).
+/// When the workers run side by side, the round trip's wall time is split between SUT and
+/// protocol in the proportion of their sums over the workers, so the parts still add up to
+/// the test's wall time; `workers` keeps the unsplit sum of the workers' round trips.
 struct PhaseTimes {
   double generate = 0;  ///< drawing the model, reference evaluation included
   double write = 0;     ///< the case folder the workers read
   double prepare = 0, run = 0, protocol = 0;
   double reduce = 0;    ///< shrinking new bugs
   double record = 0;    ///< coverage, judging, storing, bundles (reduction excluded)
+  double workers = 0;   ///< the workers' round trips, summed (more than the wall side by side)
 
   void operator+=(const PhaseTimes& o) {
     generate += o.generate, write += o.write, prepare += o.prepare, run += o.run, protocol += o.protocol;
-    reduce += o.reduce, record += o.record;
+    reduce += o.reduce, record += o.record, workers += o.workers;
   }
   double total() const { return generate + write + prepare + run + protocol + reduce + record; }
+
+  /// Adds one test's round trip: its outcomes and the wall time from request to last reply.
+  void addRoundTrip(const std::vector<RunOutcome>& outcomes, double wallSeconds) {
+    double sutPrepare = 0, sutRun = 0, rest = 0;
+    for (const RunOutcome& o : outcomes) {
+      sutPrepare += o.prepareSeconds;
+      sutRun += o.runSeconds;
+      rest += std::max(0.0, o.wallSeconds - o.prepareSeconds - o.runSeconds);
+      workers += o.wallSeconds;
+    }
+    const double summed = sutPrepare + sutRun + rest;
+    const double scale = summed > 0 ? wallSeconds / summed : 0;
+    prepare += sutPrepare * scale, run += sutRun * scale, protocol += rest * scale;
+  }
 };
 
 /// Live counters shared by the pipelines.
@@ -70,7 +89,12 @@ std::string breakdownText(const PhaseTimes& t, int64_t tests) {
                         100 * seconds / t.total());
   text.back() = ';';
   const double ours = t.generate + t.write + t.protocol + t.record;
-  return text + fmt::format(" nnfuzz's own share {:.1f}% (reduction aside)\n", 100 * ours / (t.total() - t.reduce));
+  text += fmt::format(" nnfuzz's own share {:.1f}% (reduction aside)\n", 100 * ours / (t.total() - t.reduce));
+  const double roundTrip = t.prepare + t.run + t.protocol;
+  if (t.workers > 1.05 * roundTrip)
+    text += fmt::format("workers side by side: {:.2f} ms of worker round trips per test in {:.2f} ms of wall time\n",
+                        1e3 * t.workers / static_cast<double>(tests), 1e3 * roundTrip / static_cast<double>(tests));
+  return text;
 }
 
 void countJudgement(Tally& t, const JudgedRun& run) {
@@ -159,6 +183,9 @@ std::string expectedOutputs(const GeneratedCase& c, const Oracle& oracle) {
 
 void runTests(int id, Shared& s) {
   auto workers = makeWorkers(s.suts, s.options.limits);
+  std::vector<Worker*> crew;
+  for (auto& worker : workers) crew.push_back(worker.get());
+  SideBySide sideBySide(s.options.sideBySide ? crew : std::vector<Worker*>{});
   const fs::path caseDir = s.scratch / fmt::format("p{}", id) / "case";
   ReducerSettings reducing;
   reducing.scratch = s.scratch / fmt::format("p{}", id);
@@ -181,18 +208,18 @@ void runTests(int id, Shared& s) {
     if (!c.unreferenced.empty()) meta["no_reference_outputs"] = c.unreferenced;
     if (!c.meta.is_null()) meta["graph"] = c.meta;  // the digraph, its blocks, helpers and mutations
     meta.update(drawn.meta);
-    // Workers read ONNX's layout (the protocol's); writing it here spares every worker a copy.
-    writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, c.graph.opset(), CaseLayout::Onnx);
+    // Packed: protocol-2 workers read it as it is (a protocol-1 worker gets an unpacked copy).
+    writeCase(caseDir, c.graph, c.inputs, c.outputs, meta, c.graph.opset(), CaseLayout::Packed);
     if (s.gen.format != "onnx") tryWriteCaffeCase(caseDir, c.graph, c.inputs, c.outputs);  // for Caffe backends
     times.write = secondsSince(started);
+    started = Clock::now();
     std::vector<RunOutcome> outcomes;
-    for (auto& worker : workers) {
-      outcomes.push_back(worker->runCase(caseDir));
-      const RunOutcome& o = outcomes.back();
-      times.prepare += o.prepareSeconds;
-      times.run += o.runSeconds;
-      times.protocol += std::max(0.0, o.wallSeconds - o.prepareSeconds - o.runSeconds);
+    if (s.options.sideBySide) {
+      outcomes = sideBySide.runCase(caseDir);
+    } else {
+      for (auto& worker : workers) outcomes.push_back(worker->runCase(caseDir));
     }
+    times.addRoundTrip(outcomes, secondsSince(started));
     started = Clock::now();
     TestRecord test{index, drawn.seed, s.source.name(), c.opTypes(), genSeconds, 0.0};
     FindingReducer reducer;

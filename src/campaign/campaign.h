@@ -37,6 +37,9 @@ struct CampaignOptions {
   int jobs = 1;
   bool resume = false;
   bool reduce = true;
+  /// A test goes to all its workers at once (they run side by side when cores are idle);
+  /// false: one after the other.
+  bool sideBySide = true;
   WorkerLimits limits;
   /// Set by the caller (e.g. on SIGINT) to stop after the tests in hand.
   const std::atomic<bool>* stop = nullptr;

@@ -99,6 +99,9 @@ void addFuzzCommand(CLI::App& app) {
   cmd->add_flag("!--no-reduce", o->reduce,
                 "keep findings whole (by default a bug is shown on its smallest failing sub-model, and a wrong "
                 "result is named by that sub-model's operators)");
+  cmd->add_flag("!--one-worker-at-a-time", o->sideBySide,
+                "send a test to its workers one after the other (by default all at once: they run side by side "
+                "on idle cores)");
   cmd->add_option("--corpus", f->corpus, "regression corpus whose tier 3 gets this campaign's bugs (default OUT/corpus.db)");
   cmd->add_flag("--no-corpus", f->noCorpus, "do not add the bugs to a regression corpus");
   cmd->callback([f] { runFuzz(*f); });

@@ -36,7 +36,9 @@ TEST(OnnxRuntimeWorker, GeneratedCasesMatchTheReferenceInBothModes) {
   for (int i = 0; i < cases; ++i) {
     generated.push_back(generateCase(config, static_cast<uint64_t>(i)));
     const GeneratedCase& c = generated.back();
-    writeCase(root / std::to_string(i), c.graph, c.inputs, c.outputs, nlohmann::json::object(), config.opset);
+    // Both layouts: a protocol-2 worker reads the packed one as it is.
+    writeCase(root / std::to_string(i), c.graph, c.inputs, c.outputs, nlohmann::json::object(), config.opset,
+              i % 2 ? CaseLayout::Onnx : CaseLayout::Packed);
   }
   for (const std::string mode : {"opt", "noopt"}) {
     Worker worker(workerSpec(*ort, mode));
@@ -53,6 +55,7 @@ TEST(OnnxRuntimeWorker, GeneratedCasesMatchTheReferenceInBothModes) {
       EXPECT_GE(o.wallSeconds, o.prepareSeconds + o.runSeconds);
     }
     EXPECT_EQ(worker.starts(), 1);
+    EXPECT_EQ(worker.hello().protocol, 2);
   }
   fs::remove_all(root);
 }

@@ -32,6 +32,10 @@ std::variant<Hello, std::string> parseHello(const std::string& line) {
   };
   strings("modes", hello.modes);
   strings("passes", hello.passes);
+  if (j.contains("protocol") && j["protocol"].is_number_integer()) {
+    const int64_t version = j["protocol"].get<int64_t>();
+    hello.protocol = version < 1 ? 1 : version > 1000 ? 1000 : static_cast<int>(version);
+  }
   return hello;
 }
 
@@ -50,7 +54,10 @@ std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id
     reply.stage = j.value("stage", "");
     if (!reply.stage.empty() && (phase != "prepare" || !validStage(reply.stage)))
       throw Error("bad stage '" + clip(reply.stage, 40) + "' (prepare replies only, a lower-case word)");
-    if (reply.status == "ok" && phase == "run") reply.outputs = j.at("outputs").get<std::vector<std::string>>();
+    if (reply.status == "ok" && phase == "run") {
+      if (j.contains("outputs_file")) reply.outputsFile = j["outputs_file"].get<std::string>();
+      else reply.outputs = j.at("outputs").get<std::vector<std::string>>();
+    }
   } catch (const std::exception& e) {
     return std::string("malformed reply (") + e.what() + "): " + clip(line, 200);
   }

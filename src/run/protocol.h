@@ -19,6 +19,9 @@ struct Hello {
   /// Optimisation passes this mode can switch off by name ("disable" in a request), most
   /// specific first; empty when the SUT has no such knob.
   std::vector<std::string> passes;
+  /// The protocol version the worker speaks; 2 and up take "packed" requests (a packed case,
+  /// the outputs in one file).
+  int protocol = 1;
 };
 
 /// A prepare or run reply.
@@ -27,6 +30,8 @@ struct Reply {
   std::string stage;  ///< prepare errors: the step of prepare that failed ("convert", "optimize")
   double seconds = 0;
   std::vector<std::string> outputs;
+  /// run/ok of a packed request: one SequenceProto file holding every output, instead of `outputs`
+  std::string outputsFile;
 };
 
 /// The hello, or what is wrong with the line.

@@ -86,9 +86,9 @@ class Worker {
                                   std::chrono::milliseconds limit);
   void recordDeath(RunOutcome& outcome, const std::string& phase);
   void recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem);
-  void readOutputs(RunOutcome& outcome, const std::vector<std::string>& paths);
+  void readOutputs(RunOutcome& outcome, const Reply& reply);
   SpawnOptions spawnOptions() const;
-  std::filesystem::path outputDir();
+  std::filesystem::path outputDir(bool packed);
 
   WorkerSpec spec_;
   std::optional<Child> child_;
@@ -104,6 +104,9 @@ class Worker {
 /// out: MemoryError, std::bad_alloc, "Cannot allocate memory", "out of memory", "failed to
 /// allocate" (case-insensitive). See docs/worker-protocol.md, "Out of memory".
 bool looksLikeOutOfMemory(const std::string& text);
+
+/// The file a protocol-2 worker packs a packed request's outputs into, in the request's `out`.
+inline constexpr const char* kPackedOutputs = "outputs.pb";
 
 /// Where scratch files go: /dev/shm when it is usable, else the temp folder. On a disk file
 /// system, writing and deleting a case's dozen small files costs milliseconds, more than

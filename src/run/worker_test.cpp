@@ -16,6 +16,7 @@
 
 #include "gen/generator.h"
 #include "onnx/case_folder.h"
+#include "run/side_by_side.h"
 #include "run/worker.h"
 
 namespace nnfuzz {
@@ -245,16 +246,71 @@ TEST_F(WorkerTest, MemoryLimitIsEnforced) {
 // The protocol's own cost per case (request, two replies, output files read back), with a
 // worker that does no work: it must stay far below an ONNX Runtime test (about 5 ms).
 TEST_F(WorkerTest, ProtocolOverheadPerCaseIsSmall) {
-  Worker w(spec());
-  fs::path ok = caseWith("ok");
-  expectOk(w.runCase(ok));  // start-up is not per-case
-  const int cases = 300;
-  auto begin = std::chrono::steady_clock::now();
-  for (int i = 0; i < cases; ++i) ASSERT_EQ(w.runCase(ok).status, RunStatus::Ok);
-  double perCase = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() / cases;
-  std::printf("protocol overhead: %.3f ms per case (fake worker, %d cases)\n", perCase * 1e3, cases);
-  EXPECT_LT(perCase, 0.005);
-  EXPECT_EQ(w.starts(), 1);
+  fs::path ok = caseWith("ok");  // packed: protocol 1 gets an unpacked copy of it each time
+  for (const char* protocol : {"1", "2"}) {
+    WorkerSpec s = spec();
+    s.env.emplace_back("NNFUZZ_FAKE_PROTOCOL", protocol);
+    Worker w(s);
+    expectOk(w.runCase(ok));  // start-up is not per-case
+    const int cases = 300;
+    auto begin = std::chrono::steady_clock::now();
+    for (int i = 0; i < cases; ++i) ASSERT_EQ(w.runCase(ok).status, RunStatus::Ok);
+    double perCase = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() / cases;
+    std::printf("protocol %s overhead: %.3f ms per case (fake worker, %d cases)\n", protocol, perCase * 1e3, cases);
+    EXPECT_LT(perCase, 0.005);
+    EXPECT_EQ(w.starts(), 1);
+  }
+}
+
+// Protocol 2: the packed case goes as it is (no unpacked copy in the scratch folder) and the
+// outputs come back in one file; protocol 1 gets the copy in ONNX's layout.
+TEST_F(WorkerTest, PackedRequestsGoToProtocol2WorkersOnly) {
+  for (const bool v2 : {false, true}) {
+    WorkerSpec s = spec("ok");
+    if (v2) s.env.emplace_back("NNFUZZ_FAKE_PROTOCOL", "2");
+    s.scratchDir = root_ / (v2 ? "scratch2" : "scratch1");
+    Worker w(s);
+    for (int i = 0; i < 2; ++i) expectOk(w.runCase(root_ / "base"));
+    EXPECT_EQ(w.hello().protocol, v2 ? 2 : 1);
+    EXPECT_EQ(fs::exists(s.scratchDir / "case"), !v2);
+    EXPECT_EQ(fs::exists(s.scratchDir / "out" / kPackedOutputs), v2);
+    EXPECT_EQ(fs::exists(s.scratchDir / "out" / "output_0.pb"), !v2);
+  }
+}
+
+TEST(ProtocolLines, Protocol2HelloAndPackedReply) {
+  auto hello = parseHello(R"({"hello": "x", "modes": ["m"], "protocol": 2})");
+  ASSERT_TRUE(std::holds_alternative<Hello>(hello));
+  EXPECT_EQ(std::get<Hello>(hello).protocol, 2);
+  EXPECT_EQ(std::get<Hello>(parseHello(R"({"hello": "x"})")).protocol, 1);
+  EXPECT_EQ(std::get<Hello>(parseHello(R"({"hello": "x", "protocol": "2"})")).protocol, 1);
+  auto reply = parseReply(R"({"id": 3, "phase": "run", "status": "ok", "outputs_file": "/o/outputs.pb"})", 3, "run", 0);
+  ASSERT_TRUE(std::holds_alternative<Reply>(reply));
+  EXPECT_EQ(std::get<Reply>(reply).outputsFile, "/o/outputs.pb");
+  EXPECT_TRUE(std::get<Reply>(reply).outputs.empty());
+  EXPECT_TRUE(std::holds_alternative<std::string>(
+      parseReply(R"({"id": 3, "phase": "run", "status": "ok", "outputs_file": 7})", 3, "run", 0)));
+  EXPECT_TRUE(std::holds_alternative<std::string>(parseReply(R"({"id": 3, "phase": "run", "status": "ok"})", 3, "run", 0)));
+}
+
+// A test's workers all at once: outcomes in the workers' order, a death in one touches none
+// of the others, and the workers go on serving after the SideBySide is gone.
+TEST_F(WorkerTest, SideBySideRunsEveryWorkerOnTheCase) {
+  Worker a(spec()), b(spec()), c(spec());
+  fs::path ok = caseWith("ok"), segv = caseWith("segv-run");
+  {
+    SideBySide all({&a, &b, &c});
+    for (int i = 0; i < 3; ++i) {
+      std::vector<RunOutcome> outcomes = all.runCase(ok);
+      ASSERT_EQ(outcomes.size(), 3u);
+      for (const RunOutcome& o : outcomes) expectOk(o);
+    }
+    std::vector<RunOutcome> outcomes = all.runCase(segv);
+    for (const RunOutcome& o : outcomes) EXPECT_EQ(o.status, RunStatus::Crash) << o.message;
+    for (const RunOutcome& o : all.runCase(ok)) expectOk(o);
+  }
+  for (Worker* w : {&a, &b, &c}) expectOk(w->runCase(ok));
+  EXPECT_TRUE(SideBySide({}).runCase(ok).empty());
 }
 
 TEST(OutOfMemoryHeuristic, RecognisesTheUsualWordings) {

@@ -44,11 +44,13 @@ class Driver:
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def request(self, case, out):
+    def request(self, case, out, **fields):
+        """fields: more request fields, e.g. packed=True (protocol 2)."""
         req_id = self.next_id
         self.next_id += 1
         os.makedirs(out, exist_ok=True)
-        self.proc.stdin.write((json.dumps({"id": req_id, "case": str(case), "out": str(out)}) + "\n").encode())
+        req = {"id": req_id, "case": str(case), "out": str(out), **fields}
+        self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
         replies = [self.read()]
         if replies[0]["status"] == "ok":
@@ -80,6 +82,29 @@ def write_case(folder, model, inputs):
     for k, (o, arr) in enumerate(zip(model.graph.output, outs)):
         onnx.save_tensor(numpy_helper.from_array(np.asarray(arr), o.name), data / f"output_{k}.pb")
     return [np.asarray(a) for a in outs]
+
+
+def pack_case(folder, packed):
+    """A copy of an ONNX-layout case in nnfuzz's packed layout (test_data_set_0/inputs.pb)."""
+    import shutil
+    data = packed / "test_data_set_0"
+    data.mkdir(parents=True)
+    shutil.copy(folder / "model.onnx", packed / "model.onnx")
+    seq = onnx.SequenceProto(name="inputs", elem_type=onnx.SequenceProto.TENSOR)
+    k = 0
+    while (folder / "test_data_set_0" / f"input_{k}.pb").exists():
+        seq.tensor_values.append(onnx.load_tensor(folder / "test_data_set_0" / f"input_{k}.pb"))
+        k += 1
+    (data / "inputs.pb").write_bytes(seq.SerializeToString())
+    return packed
+
+
+def load_packed(path):
+    """The arrays of a SequenceProto file (a protocol-2 reply's outputs_file) and their names."""
+    seq = onnx.SequenceProto()
+    with open(path, "rb") as f:
+        seq.ParseFromString(f.read())
+    return [(t.name, numpy_helper.to_array(t)) for t in seq.tensor_values]
 
 
 def load_tensor(path):

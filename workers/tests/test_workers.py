@@ -10,7 +10,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from driver import ROOT, WORKERS, load_tensor, worker_argv, write_case
+from driver import ROOT, WORKERS, load_packed, load_tensor, pack_case, worker_argv, write_case
 
 SUTS = ["onnxruntime", "openvino", "tvm"]
 
@@ -98,6 +98,17 @@ def test_sut_matches_reference(sut, mode, mixed_case, driver, tmp_path):
             assert os.path.isabs(path) and os.path.dirname(path) == str(out)
             check_equal(load_tensor(path), want, f"{sut}/{mode} output {k}")
             assert onnx.load_tensor(path).name == ["pooled", "probs", "ints", "mask", "exp64", "mean", "clipped"][k]
+    # Protocol 2: a packed case, the outputs packed into out/outputs.pb
+    assert d.hello["protocol"] == 2
+    packed = pack_case(folder, tmp_path / "packed")
+    out = tmp_path / "out_packed"
+    prepare, run = d.request(packed, out, packed=True)
+    assert (prepare["status"], run["status"]) == ("ok", "ok"), run
+    assert "outputs" not in run and run["outputs_file"] == str(out / "outputs.pb")
+    tensors = load_packed(run["outputs_file"])
+    assert [name for name, _ in tensors] == ["pooled", "probs", "ints", "mask", "exp64", "mean", "clipped"]
+    for k, ((_, actual), want) in enumerate(zip(tensors, expected, strict=True)):
+        check_equal(actual, want, f"{sut}/{mode} packed output {k}")
     assert d.close() == 0
 
 
