@@ -391,8 +391,8 @@ void roiAlignFrom(Work& w) {
 // The later attributes and values (kLaterAttrs, kLaterValues) at an opset before them.
 void laterAttributesTo(Work& w) {
   for (const LaterAttr& later : kLaterAttrs) {
+    if (later.op != w.node.op || w.opset >= later.since || !w.form.attrs.has(later.attr)) continue;
     const std::string name(later.attr);
-    if (later.op != w.node.op || w.opset >= later.since || !w.form.attrs.has(name)) continue;
     bool atDefault = !later.defaultText.empty();
     for (const auto& [key, value] : w.form.attrs) {
       if (key != name) continue;
@@ -405,8 +405,9 @@ void laterAttributesTo(Work& w) {
     w.form.attrs.erase(name);
   }
   for (const LaterValue& later : kLaterValues) {
+    if (later.op != w.node.op || w.opset >= later.since) continue;
     const std::string name(later.attr);
-    if (later.op == w.node.op && w.opset < later.since && w.form.attrs.getString(name, "") == later.value)
+    if (w.form.attrs.getString(name, "") == later.value)
       return w.fail(name + " '" + std::string(later.value) + "' needs opset " + std::to_string(later.since));
   }
 }
@@ -598,6 +599,18 @@ NodeForm formAt(const NodeView& node, int opset) {
   return std::move(w.form);
 }
 
+std::optional<std::string> formProblem(const NodeView& node, int opset) {
+  // At opset 17 only a move or what a later opset added can refuse a node.
+  const auto laterAdded = [&] {
+    return std::ranges::any_of(kLaterAttrs, [&](const LaterAttr& a) { return a.op == node.op; }) ||
+           std::ranges::any_of(kLaterValues, [&](const LaterValue& v) { return v.op == node.op; });
+  };
+  if (opset == 17 && !movesOf(node.op) && !laterAdded()) return std::nullopt;
+  NodeForm form = formAt(node, opset);
+  if (form.ok()) return std::nullopt;
+  return std::move(form.error);
+}
+
 NodeForm canonicalFrom(const NodeView& node, int opset) {
   Work w = start(node, opset);
   if (opset == 17) return std::move(w.form);
@@ -626,8 +639,7 @@ std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
       types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
       constants.push_back(v == kNoValue || !g.value(v).data ? nullptr : &*g.value(v).data);
     }
-    NodeForm form = formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
-    if (!form.ok()) problem = form.error;
+    problem = formProblem(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
   });
   return problem;
 }
