@@ -41,9 +41,16 @@ void setAttribute(onnx::AttributeProto& a, const std::string& name, const AttrVa
   }
 }
 
+void setTypeProto(onnx::TypeProto& t, const TensorType& type) {
+  auto* tensor = t.mutable_tensor_type();
+  tensor->set_elem_type(onnxElemType(type.dtype));
+  auto* shape = tensor->mutable_shape();  // present even for scalars: rank 0 is known
+  for (int64_t d : type.shape) shape->add_dim()->set_dim_value(d);
+}
+
 void addValueInfo(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
   info->set_name(name);
-  *info->mutable_type() = toTypeProto(type);
+  setTypeProto(*info->mutable_type(), type);  // in place: no TypeProto copied
 }
 
 // A constant operand: an initializer (also a graph input before ir_version 4), or in a body
@@ -68,10 +75,7 @@ void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& val
 
 onnx::TypeProto toTypeProto(const TensorType& type) {
   onnx::TypeProto t;
-  auto* tensor = t.mutable_tensor_type();
-  tensor->set_elem_type(onnxElemType(type.dtype));
-  auto* shape = tensor->mutable_shape();  // present even for scalars: rank 0 is known
-  for (int64_t d : type.shape) shape->add_dim()->set_dim_value(d);
+  setTypeProto(t, type);
   return t;
 }
 

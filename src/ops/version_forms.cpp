@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <unordered_map>
 
 #include "ops/common.h"
 #include "ops/opset_fit.h"
@@ -452,9 +453,14 @@ const Moves kMoves[] = {
 };
 
 const Moves* movesOf(std::string_view op) {
-  for (const Moves& m : kMoves)
-    if (m.op == op) return &m;
-  return nullptr;
+  // Asked for every node a generator draws or export writes: a hash, not a scan.
+  static const auto byOp = [] {
+    std::unordered_map<std::string_view, const Moves*> index;
+    for (const Moves& m : kMoves) index.emplace(m.op, &m);
+    return index;
+  }();
+  auto it = byOp.find(op);
+  return it == byOp.end() ? nullptr : it->second;
 }
 
 Work start(const NodeView& node, int opset) {
