@@ -345,7 +345,10 @@ class IsraGen : public Generator {
       for (ValueId w : g.weights())
         if (!g.value(w).uses.empty() && rng.bernoulli(extra.weights)) outputs.push_back(w);
     g.setOutputs(outputs);
-    for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
+    const std::vector<ValueId> inputs = g.inputs();
+    out.inputs.reserve(inputs.size());
+    out.outputs.reserve(outputs.size());
+    for (ValueId v : inputs) out.inputs.push_back(pool.data(v));
     for (ValueId v : outputs) {
       out.outputs.push_back(pool.data(v));
       out.nonFinite = out.nonFinite || !allFinite(out.outputs.back());

@@ -1,6 +1,7 @@
 // export.cpp - GraphIR -> onnx::ModelProto (naming rules in export.h).
 #include "onnx/export.h"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
@@ -64,10 +65,10 @@ void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& val
     onnx::AttributeProto& a = *node.add_attribute();
     a.set_name("value");
     a.set_type(onnx::AttributeProto::TENSOR);
-    *a.mutable_t() = toTensorProto(value, name);
+    setTensorProto(*a.mutable_t(), value, name);
     return;
   }
-  *g.add_initializer() = toTensorProto(value, name);
+  setTensorProto(*g.add_initializer(), value, name);
   if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), name, value.type);
 }
 
@@ -218,8 +219,20 @@ NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
 }
 
 onnx::ModelProto exportModel(const Graph& graph, int opset) {
-  if (opset == 0) opset = graph.opset();
   onnx::ModelProto model;
+  exportModelTo(graph, model, opset);
+  return model;
+}
+
+std::string exportModelBytes(const Graph& graph, int opset) {
+  google::protobuf::Arena arena;
+  auto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  exportModelTo(graph, model, opset);
+  return serializeModel(model);
+}
+
+void exportModelTo(const Graph& graph, onnx::ModelProto& model, int opset) {
+  if (opset == 0) opset = graph.opset();
   model.set_ir_version(irVersionFor(opset));
   model.set_producer_name("nnfuzz");
   auto* imp = model.add_opset_import();
@@ -233,7 +246,6 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name("nnfuzz");
   exportGraph(graph, g, "", nullptr, opset);
-  return model;
 }
 
 std::string serializeModel(const onnx::ModelProto& model) {

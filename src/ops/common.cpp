@@ -27,10 +27,6 @@ InputPattern InputPattern::exactly(TensorType type, ValueRange range) {
 
 namespace opsupport {
 
-bool contains(const std::vector<DType>& types, DType d) {
-  return std::find(types.begin(), types.end(), d) != types.end();
-}
-
 std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
   Shape out(rank);

@@ -3,6 +3,7 @@
 // Nothing here knows a particular operator.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <span>
@@ -21,7 +22,9 @@ inline const std::vector<DType> kSignedTypes{DType::Float32, DType::Float64, DTy
 inline const std::vector<DType> kAllTypes{DType::Float32, DType::Float64, DType::Int32, DType::Int64,
                                           DType::Int8,    DType::UInt8,   DType::Bool};
 
-bool contains(const std::vector<DType>& types, DType d);
+inline bool contains(const std::vector<DType>& types, DType d) {  // inline: asked per reuse candidate
+  return std::find(types.begin(), types.end(), d) != types.end();
+}
 
 /// Numpy-style (multidirectional) broadcast of two shapes, or nullopt if incompatible.
 std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
