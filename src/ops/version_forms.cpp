@@ -476,7 +476,9 @@ Work start(const NodeView& node, int opset) {
 // empty names: config "empty_inputs") where the schema has an optional input there.
 void trimInputs(NodeForm& form, const NodeView* node = nullptr, int opset = 0) {
   while (!form.inputs.empty() && form.inputs.back().empty()) form.inputs.pop_back();
-  const SchemaVersion* version = node ? schemaAt(node->op, opset) : nullptr;
+  // Only a node with empty slots past the form's last operand needs its schema looked up.
+  if (!node || form.inputs.size() >= node->types.size()) return;
+  const SchemaVersion* version = schemaAt(node->op, opset);
   if (!version || !form.ok()) return;
   size_t given = node->types.size();  // the node's own trailing empties start here
   while (given > 0 && !node->types[given - 1]) --given;
