@@ -306,12 +306,14 @@ class IsraGen : public Generator {
 
   static std::vector<const Tensor*> operandConstants(const Instantiation& inst) {
     std::vector<const Tensor*> constants;
+    constants.reserve(inst.operands.size());
     for (const Operand& op : inst.operands) constants.push_back(op.constant ? &*op.constant : nullptr);
     return constants;
   }
 
   static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
     std::vector<const TensorType*> types;
+    types.reserve(inst.operands.size());
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
     return types;
   }

@@ -216,6 +216,8 @@ int irVersionFor(int opset) {
 NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
   std::vector<const TensorType*> types;
   std::vector<const Tensor*> constants;
+  types.reserve(n.inputs.size());
+  constants.reserve(n.inputs.size());
   for (ValueId v : n.inputs) {
     types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);

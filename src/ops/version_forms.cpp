@@ -643,6 +643,8 @@ std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
     if (problem) return;
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
+    types.reserve(n.inputs.size());
+    constants.reserve(n.inputs.size());
     for (ValueId v : n.inputs) {
       types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
       constants.push_back(v == kNoValue || !g.value(v).data ? nullptr : &*g.value(v).data);
