@@ -37,7 +37,7 @@ fi
 
 echo "== Generation speed, per model, CPU: Isra's 65 operators at 1-30 and at 10 operators"
 BENCH=${BENCH:-$(dirname "$NNFUZZ")/nnfuzz_bench}
-"$BENCH" --benchmark_filter='BM_Isra65' --benchmark_min_time=2 2>/dev/null | grep BM_
+"$BENCH" --benchmark_filter='BM_Isra65/' --benchmark_min_time=2 2>/dev/null | grep BM_
 if [ -n "$ISRA_DIR" ]; then
   for size in "1 30" "10 10"; do
     set -- $size

@@ -42,10 +42,12 @@ bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>&
     std::vector<const Tensor*> known(constants);
     known.resize(operands.size(), nullptr);
     // The result count only matters to Split's num_outputs, which always fits.
-    if (!formAt(NodeView{spec.name, operands, known, attrs, 1}, opset).ok()) return true;
+    if (formProblem(NodeView{spec.name, operands, known, attrs, 1}, opset)) return true;
   }
+  // Most rules are about another operator: that test first, inline (asked per draw).
   return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) {
-    return (r.opsets.empty() || std::find(r.opsets.begin(), r.opsets.end(), opset) != r.opsets.end()) &&
+    return r.op == &spec &&
+           (r.opsets.empty() || std::find(r.opsets.begin(), r.opsets.end(), opset) != r.opsets.end()) &&
            r.matches(spec, operands, attrs);
   });
 }

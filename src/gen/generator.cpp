@@ -141,8 +141,12 @@ class OpsetGen : public Generator {
     // Nodes are drawn in the opset's forms; a pass that rewrites the graph afterwards (the
     // graph generator's mutations) may still leave one the opset cannot express: draw again.
     GeneratedCase c = inner_[k]->generate(rng);
-    for (int redraw = 0; redraw < kRedraws && opsetMisfit(c.graph, opsets_[k]); ++redraw) c = inner_[k]->generate(rng);
-    if (auto misfit = opsetMisfit(c.graph, opsets_[k])) throw Error("no model fits opset " + std::to_string(opsets_[k]) + ": " + *misfit);
+    std::optional<std::string> misfit = opsetMisfit(c.graph, opsets_[k]);
+    for (int redraw = 0; redraw < kRedraws && misfit; ++redraw) {
+      c = inner_[k]->generate(rng);
+      misfit = opsetMisfit(c.graph, opsets_[k]);
+    }
+    if (misfit) throw Error("no model fits opset " + std::to_string(opsets_[k]) + ": " + *misfit);
     c.graph.setOpset(opsets_[k]);
     // After the draws above, so the nodes and values drawn stay those of the seed.
     addTrailingEmpties(c.graph, *configs_[k], rng);

@@ -306,12 +306,14 @@ class IsraGen : public Generator {
 
   static std::vector<const Tensor*> operandConstants(const Instantiation& inst) {
     std::vector<const Tensor*> constants;
+    constants.reserve(inst.operands.size());
     for (const Operand& op : inst.operands) constants.push_back(op.constant ? &*op.constant : nullptr);
     return constants;
   }
 
   static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
     std::vector<const TensorType*> types;
+    types.reserve(inst.operands.size());
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
     return types;
   }
@@ -345,7 +347,10 @@ class IsraGen : public Generator {
       for (ValueId w : g.weights())
         if (!g.value(w).uses.empty() && rng.bernoulli(extra.weights)) outputs.push_back(w);
     g.setOutputs(outputs);
-    for (ValueId v : g.inputs()) out.inputs.push_back(pool.data(v));
+    const std::vector<ValueId> inputs = g.inputs();
+    out.inputs.reserve(inputs.size());
+    out.outputs.reserve(outputs.size());
+    for (ValueId v : inputs) out.inputs.push_back(pool.data(v));
     for (ValueId v : outputs) {
       out.outputs.push_back(pool.data(v));
       out.nonFinite = out.nonFinite || !allFinite(out.outputs.back());

@@ -1,6 +1,7 @@
 // case_folder.cpp - writing, reading and checking case folders (see case_folder.h).
 #include "onnx/case_folder.h"
 
+#include <google/protobuf/arena.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -140,7 +141,9 @@ void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Ten
                const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset, CaseLayout layout) {
   checkTensors("input", inputs, graph, graph.inputs());
   checkTensors("output", expected, graph, graph.outputs());
-  const onnx::ModelProto model = exportModel(graph, opset);
+  google::protobuf::Arena arena;  // the model is only serialised and read: no per-field allocations
+  auto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  exportModelTo(graph, model, opset);
   const fs::path dir = dirArg.has_filename() ? dirArg : dirArg.parent_path();  // "out/case/" names "out/case"
   std::error_code ec;
   if (fs::exists(dir, ec)) throw Error("case folder " + dir.string() + " already exists");

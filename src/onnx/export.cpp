@@ -1,10 +1,10 @@
 // export.cpp - GraphIR -> onnx::ModelProto (naming rules in export.h).
 #include "onnx/export.h"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
-#include <unordered_map>
 #include <unordered_set>
 
 #include "onnx/tensor_proto.h"
@@ -41,9 +41,16 @@ void setAttribute(onnx::AttributeProto& a, const std::string& name, const AttrVa
   }
 }
 
+void setTypeProto(onnx::TypeProto& t, const TensorType& type) {
+  auto* tensor = t.mutable_tensor_type();
+  tensor->set_elem_type(onnxElemType(type.dtype));
+  auto* shape = tensor->mutable_shape();  // present even for scalars: rank 0 is known
+  for (int64_t d : type.shape) shape->add_dim()->set_dim_value(d);
+}
+
 void addValueInfo(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
   info->set_name(name);
-  *info->mutable_type() = toTypeProto(type);
+  setTypeProto(*info->mutable_type(), type);  // in place: no TypeProto copied
 }
 
 // A constant operand: an initializer (also a graph input before ir_version 4), or in a body
@@ -57,10 +64,10 @@ void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& val
     onnx::AttributeProto& a = *node.add_attribute();
     a.set_name("value");
     a.set_type(onnx::AttributeProto::TENSOR);
-    *a.mutable_t() = toTensorProto(value, name);
+    setTensorProto(*a.mutable_t(), value, name);
     return;
   }
-  *g.add_initializer() = toTensorProto(value, name);
+  setTensorProto(*g.add_initializer(), value, name);
   if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), name, value.type);
 }
 
@@ -68,10 +75,7 @@ void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& val
 
 onnx::TypeProto toTypeProto(const TensorType& type) {
   onnx::TypeProto t;
-  auto* tensor = t.mutable_tensor_type();
-  tensor->set_elem_type(onnxElemType(type.dtype));
-  auto* shape = tensor->mutable_shape();  // present even for scalars: rank 0 is known
-  for (int64_t d : type.shape) shape->add_dim()->set_dim_value(d);
+  setTypeProto(t, type);
   return t;
 }
 
@@ -82,7 +86,12 @@ namespace {
 void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& prefix,
                  const std::vector<std::string>* outerNames, int opset) {
   const bool body = outerNames != nullptr;
-  std::unordered_map<ValueId, std::string> names;
+  // By value id (empty: not named yet); vectors, not hash maps: ids are dense.
+  std::vector<std::string> names(graph.valueCapacity());
+  const auto nameOf = [&](ValueId v) -> const std::string& {
+    if (v >= names.size() || names[v].empty()) throw Error("value %" + std::to_string(v) + " is not defined");
+    return names[v];
+  };
   const auto inputs = graph.inputs();
   for (size_t k = 0; k < inputs.size(); ++k) {
     names[inputs[k]] = prefix + "input_" + std::to_string(k);
@@ -90,20 +99,23 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   }
   // Each node's form at the opset first: a weight that only became an attribute (Slice's
   // starts before opset 10, say) is left out.
-  std::unordered_map<NodeId, NodeForm> forms;
-  std::unordered_set<ValueId> read(graph.outputs().begin(), graph.outputs().end());
-  for (NodeId id : graph.nodes()) {
+  const std::vector<NodeId> order = graph.nodes();
+  std::vector<NodeForm> forms;  // by position in order
+  forms.reserve(order.size());
+  std::vector<bool> read(graph.valueCapacity(), false);
+  for (ValueId v : graph.outputs()) read[v] = true;
+  for (NodeId id : order) {
     const Node& n = graph.node(id);
     NodeForm form = nodeFormAt(graph, n, opset);
     if (!form.ok()) throw Error("cannot export node " + std::to_string(id) + ": " + form.error);
     for (const FormOperand& in : form.inputs)
-      if (in.operand >= 0) read.insert(n.inputs[static_cast<size_t>(in.operand)]);
-    read.insert(n.captures.begin(), n.captures.end());
-    forms.emplace(id, std::move(form));
+      if (in.operand >= 0) read[n.inputs[static_cast<size_t>(in.operand)]] = true;
+    for (ValueId c : n.captures) read[c] = true;
+    forms.push_back(std::move(form));
   }
   std::vector<ValueId> weights;
   for (ValueId w : graph.weights())
-    if (read.count(w) || opset == kCanonicalOpset) weights.push_back(w);
+    if (read[w] || opset == kCanonicalOpset) weights.push_back(w);
   for (size_t k = 0; k < weights.size(); ++k) {
     names[weights[k]] = prefix + "weight_" + std::to_string(k);
     addConstant(g, names[weights[k]], *graph.value(weights[k]).data, body, opset);
@@ -114,14 +126,15 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
       if (graph.value(p).kind == ValueKind::Outer) names[p] = outerNames->at(graph.value(p).capture);
   const auto& outputs = graph.outputs();
   for (size_t k = 0; k < outputs.size(); ++k)
-    if (graph.value(outputs[k]).kind == ValueKind::Result && !names.count(outputs[k]))
+    if (graph.value(outputs[k]).kind == ValueKind::Result && names[outputs[k]].empty())
       names[outputs[k]] = prefix + "output_" + std::to_string(k);
 
-  const std::unordered_set<ValueId> graphOutputs(outputs.begin(), outputs.end());
+  std::vector<bool> graphOutput(graph.valueCapacity(), false);
+  for (ValueId v : outputs) graphOutput[v] = true;
   size_t temp = 0, nodeIndex = 0;
-  for (NodeId id : graph.nodes()) {
-    const Node& n = graph.node(id);
-    const NodeForm& form = forms.at(id);
+  for (size_t position = 0; position < order.size(); ++position) {
+    const Node& n = graph.node(order[position]);
+    const NodeForm& form = forms[position];
     // Constants the form adds come first: in a body before ir_version 4 they are nodes.
     std::vector<std::string> inputNames;
     for (const FormOperand& in : form.inputs) {
@@ -132,7 +145,7 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
         inputNames.push_back(prefix + "weight_" + std::to_string(weights.size() + formConstants++));
         addConstant(g, inputNames.back(), *in.constant, body, opset);
       } else {
-        inputNames.push_back(names.at(n.inputs[static_cast<size_t>(in.operand)]));
+        inputNames.push_back(nameOf(n.inputs[static_cast<size_t>(in.operand)]));
       }
     }
     onnx::NodeProto& node = *g.add_node();
@@ -145,20 +158,19 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
       // An optional result nobody reads is left absent (an empty name), as ONNX allows.
-      if (spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutputs.count(v)) {
+      if (spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutput[v]) {
         node.add_output(std::string());
         continue;
       }
-      auto [it, fresh] = names.emplace(v, prefix + "t" + std::to_string(temp));
-      if (fresh) {
-        ++temp;
-        addValueInfo(g.add_value_info(), it->second, graph.value(v).type);
+      if (names[v].empty()) {
+        names[v] = prefix + "t" + std::to_string(temp++);
+        addValueInfo(g.add_value_info(), names[v], graph.value(v).type);
       }
-      node.add_output(it->second);
+      node.add_output(names[v]);
     }
     while (node.output_size() > 0 && node.output(node.output_size() - 1).empty()) node.mutable_output()->RemoveLast();
     std::vector<std::string> captureNames;
-    for (ValueId c : n.captures) captureNames.push_back(names.at(c));
+    for (ValueId c : n.captures) captureNames.push_back(nameOf(c));
     for (const auto& [key, value] : form.attrs) {
       onnx::AttributeProto& a = *node.add_attribute();
       if (const auto* sub = std::get_if<GraphAttr>(&value)) {
@@ -176,9 +188,8 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   std::unordered_set<ValueId> returned;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const ValueId v = outputs[k];
-    auto it = names.find(v);
-    if (it == names.end()) throw Error("graph output %" + std::to_string(v) + " is not defined");
-    std::string name = it->second;
+    if (names[v].empty()) throw Error("graph output %" + std::to_string(v) + " is not defined");
+    std::string name = names[v];
     if (body && (graph.value(v).kind != ValueKind::Result || !returned.insert(v).second)) {
       onnx::NodeProto& copy = *g.add_node();
       copy.set_name(prefix + "Identity_output_" + std::to_string(k));
@@ -205,6 +216,8 @@ int irVersionFor(int opset) {
 NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
   std::vector<const TensorType*> types;
   std::vector<const Tensor*> constants;
+  types.reserve(n.inputs.size());
+  constants.reserve(n.inputs.size());
   for (ValueId v : n.inputs) {
     types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
@@ -214,8 +227,20 @@ NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
 }
 
 onnx::ModelProto exportModel(const Graph& graph, int opset) {
-  if (opset == 0) opset = graph.opset();
   onnx::ModelProto model;
+  exportModelTo(graph, model, opset);
+  return model;
+}
+
+std::string exportModelBytes(const Graph& graph, int opset) {
+  google::protobuf::Arena arena;
+  auto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  exportModelTo(graph, model, opset);
+  return serializeModel(model);
+}
+
+void exportModelTo(const Graph& graph, onnx::ModelProto& model, int opset) {
+  if (opset == 0) opset = graph.opset();
   model.set_ir_version(irVersionFor(opset));
   model.set_producer_name("nnfuzz");
   auto* imp = model.add_opset_import();
@@ -229,7 +254,6 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name("nnfuzz");
   exportGraph(graph, g, "", nullptr, opset);
-  return model;
 }
 
 std::string serializeModel(const onnx::ModelProto& model) {

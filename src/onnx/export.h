@@ -42,6 +42,11 @@ inline bool initializersAreInputs(int opset) { return irVersionFor(opset) < 4; }
 /// opset 0: the graph's own (Graph::opset). Throws nnfuzz::Error naming a node the opset
 /// cannot express.
 onnx::ModelProto exportModel(const Graph& graph, int opset = 0);
+/// The same, written into an empty `model`, which may live on a protobuf arena: a writer
+/// that only serialises it spares a heap allocation and a free per field that way.
+void exportModelTo(const Graph& graph, onnx::ModelProto& model, int opset = 0);
+/// serializeModel(exportModel(graph, opset)), the model built on an arena.
+std::string exportModelBytes(const Graph& graph, int opset = 0);
 /// The ONNX form of node `n` of `graph` at `opset` (ops/version_forms.h).
 NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset);
 

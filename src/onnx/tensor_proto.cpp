@@ -86,6 +86,11 @@ DType dtypeOfOnnx(int elemType, const std::string& what) {
 
 onnx::TensorProto toTensorProto(const Tensor& tensor, const std::string& name) {
   onnx::TensorProto proto;
+  setTensorProto(proto, tensor, name);
+  return proto;
+}
+
+void setTensorProto(onnx::TensorProto& proto, const Tensor& tensor, const std::string& name) {
   proto.set_name(name);
   proto.set_data_type(onnxElemType(tensor.type.dtype));
   for (int64_t d : tensor.type.shape) proto.add_dims(d);
@@ -95,7 +100,6 @@ onnx::TensorProto toTensorProto(const Tensor& tensor, const std::string& name) {
   raw.reserve(tensor.data.size() * width);
   for (double x : tensor.data) putLE(raw, encode(d, x), width);
   proto.set_raw_data(std::move(raw));
-  return proto;
 }
 
 Tensor fromTensorProto(const onnx::TensorProto& proto) {

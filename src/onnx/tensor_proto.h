@@ -20,6 +20,8 @@ std::string onnxTypeName(int elemType);
 DType dtypeOfOnnx(int elemType, const std::string& what);
 
 onnx::TensorProto toTensorProto(const Tensor& tensor, const std::string& name);
+/// The same, written into `proto` (a field of a message being built, maybe on an arena).
+void setTensorProto(onnx::TensorProto& proto, const Tensor& tensor, const std::string& name);
 Tensor fromTensorProto(const onnx::TensorProto& proto);
 
 /// Reads a serialized TensorProto (input_0.pb, ...); `name` receives its name if given.

@@ -27,10 +27,6 @@ InputPattern InputPattern::exactly(TensorType type, ValueRange range) {
 
 namespace opsupport {
 
-bool contains(const std::vector<DType>& types, DType d) {
-  return std::find(types.begin(), types.end(), d) != types.end();
-}
-
 std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
   Shape out(rank);
@@ -57,6 +53,32 @@ bool nextIndex(std::vector<int64_t>& index, const Shape& shape) {
   for (size_t i = shape.size(); i-- > 0;) {
     if (++index[i] < shape[i]) return true;
     index[i] = 0;
+  }
+  return false;
+}
+
+BroadcastWalk::BroadcastWalk(const Shape& to, std::span<const Shape* const> from)
+    : to_(to), index_(to.size(), 0), offsets_(from.size(), 0), strides_(from.size() * to.size(), 0) {
+  for (size_t k = 0; k < from.size(); ++k) {
+    const Shape& f = *from[k];
+    const size_t lead = to.size() - f.size();
+    int64_t stride = 1;
+    for (size_t i = f.size(); i-- > 0;) {
+      if (f[i] != 1) strides_[k * to.size() + i + lead] = stride;
+      stride *= f[i];
+    }
+  }
+}
+
+bool BroadcastWalk::next() {
+  const size_t rank = to_.size();
+  for (size_t i = rank; i-- > 0;) {
+    if (++index_[i] < to_[i]) {
+      for (size_t k = 0; k < offsets_.size(); ++k) offsets_[k] += strides_[k * rank + i];
+      return true;
+    }
+    index_[i] = 0;
+    for (size_t k = 0; k < offsets_.size(); ++k) offsets_[k] -= strides_[k * rank + i] * (to_[i] - 1);
   }
   return false;
 }

@@ -3,8 +3,10 @@
 // Nothing here knows a particular operator.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +22,9 @@ inline const std::vector<DType> kSignedTypes{DType::Float32, DType::Float64, DTy
 inline const std::vector<DType> kAllTypes{DType::Float32, DType::Float64, DType::Int32, DType::Int64,
                                           DType::Int8,    DType::UInt8,   DType::Bool};
 
-bool contains(const std::vector<DType>& types, DType d);
+inline bool contains(const std::vector<DType>& types, DType d) {  // inline: asked per reuse candidate
+  return std::find(types.begin(), types.end(), d) != types.end();
+}
 
 /// Numpy-style (multidirectional) broadcast of two shapes, or nullopt if incompatible.
 std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
@@ -29,6 +33,24 @@ std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
 int64_t broadcastOffset(const Shape& from, const Shape& to, const std::vector<int64_t>& index);
 /// Advances a row-major multi-index over `shape`; false when it wraps to all zeros.
 bool nextIndex(std::vector<int64_t>& index, const Shape& shape);
+
+/// Walks the elements of a broadcast result `to` in row-major order, keeping for each
+/// operand shape the offset broadcastOffset would give, updated in O(1) a step: kernels
+/// call it per element.
+class BroadcastWalk {
+ public:
+  BroadcastWalk(const Shape& to, std::span<const Shape* const> from);
+  /// The offset into operand k of the current element.
+  int64_t offset(size_t k) const { return offsets_[k]; }
+  /// Moves to the next element; false (all offsets back at 0) after the last.
+  bool next();
+
+ private:
+  const Shape& to_;
+  std::vector<int64_t> index_;
+  std::vector<int64_t> offsets_;
+  std::vector<int64_t> strides_;  // [k * rank + i]: operand k's step along dim i of `to` (0 if broadcast)
+};
 
 /// Normalises an axis in [-rank, rank) to [0, rank); nullopt when out of range.
 std::optional<int> normalizeAxis(int64_t axis, int rank);
@@ -69,16 +91,16 @@ void mapKernel(KernelArgs& args) {
 template <typename F>
 void broadcastKernel(KernelArgs& args, F f) {
   Tensor& out = args.outputs[0];
-  const Shape& shape = out.type.shape;
-  std::vector<int64_t> index(shape.size(), 0);
-  std::vector<double> operands(args.inputs.size());
   if (out.numel() == 0) return;
+  std::vector<const Shape*> shapes;
+  for (const Tensor* in : args.inputs) shapes.push_back(&in->type.shape);
+  BroadcastWalk walk(out.type.shape, shapes);
+  std::vector<double> operands(args.inputs.size());
   int64_t flat = 0;
   do {
-    for (size_t k = 0; k < args.inputs.size(); ++k)
-      operands[k] = args.inputs[k]->data[static_cast<size_t>(broadcastOffset(args.inputs[k]->type.shape, shape, index))];
+    for (size_t k = 0; k < args.inputs.size(); ++k) operands[k] = args.inputs[k]->data[static_cast<size_t>(walk.offset(k))];
     out.data[static_cast<size_t>(flat++)] = f(operands);
-  } while (nextIndex(index, shape));
+  } while (walk.next());
 }
 
 /// Distance from x to the nearest point in the discontinuity set of a rounding function

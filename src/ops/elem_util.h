@@ -77,12 +77,11 @@ bool anyBroadcastPair(const KernelArgs& args, size_t ia, size_t ib, Pred pred) {
   const Tensor& b = *args.inputs[ib];
   auto shape = broadcastShapes(a.type.shape, b.type.shape);
   if (!shape || a.numel() == 0 || b.numel() == 0) return false;
-  std::vector<int64_t> index(shape->size(), 0);
+  const Shape* shapes[] = {&a.type.shape, &b.type.shape};
+  BroadcastWalk walk(*shape, shapes);
   do {
-    const double x = a.data[static_cast<size_t>(broadcastOffset(a.type.shape, *shape, index))];
-    const double y = b.data[static_cast<size_t>(broadcastOffset(b.type.shape, *shape, index))];
-    if (pred(x, y)) return true;
-  } while (nextIndex(index, *shape));
+    if (pred(a.data[static_cast<size_t>(walk.offset(0))], b.data[static_cast<size_t>(walk.offset(1))])) return true;
+  } while (walk.next());
   return false;
 }
 

@@ -44,12 +44,12 @@ void expandKernel(KernelArgs& args) {
   const Tensor& in = *args.inputs[0];
   Tensor& out = args.outputs[0];
   if (out.numel() == 0) return;
-  std::vector<int64_t> index(out.type.shape.size(), 0);
+  const Shape* shapes[] = {&in.type.shape};
+  BroadcastWalk walk(out.type.shape, shapes);
   int64_t flat = 0;
   do {
-    out.data[static_cast<size_t>(flat++)] =
-        in.data[static_cast<size_t>(broadcastOffset(in.type.shape, out.type.shape, index))];
-  } while (nextIndex(index, out.type.shape));
+    out.data[static_cast<size_t>(flat++)] = in.data[static_cast<size_t>(walk.offset(0))];
+  } while (walk.next());
 }
 
 }  // namespace

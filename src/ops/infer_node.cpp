@@ -32,6 +32,8 @@ InferResult inferNode(const Graph& graph, NodeId id) {
   if (!spec) return InferResult::fail("unsupported operator " + n.op);
   std::vector<const TensorType*> types;
   std::vector<const Tensor*> constants;
+  types.reserve(n.inputs.size());
+  constants.reserve(n.inputs.size());
   for (ValueId v : n.inputs) {
     types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);

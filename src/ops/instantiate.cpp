@@ -79,6 +79,11 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   if (source) draft.arity = std::clamp(source->arity(spec, draft.arity), spec.minInputs, spec.maxInputs);
   draft.limits = &limits;
   draft.rng = &rng;
+  const auto slots = static_cast<size_t>(draft.arity);
+  draft.inputTypes.reserve(slots);
+  draft.omitted.reserve(slots);
+  draft.constants.reserve(slots);
+  result.operands.reserve(slots);
 
   // (2) the first input
   Operand first;
@@ -139,6 +144,8 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
 
   std::vector<const TensorType*> types;
   std::vector<const Tensor*> constants;
+  types.reserve(result.operands.size());
+  constants.reserve(result.operands.size());
   for (const Operand& op : result.operands) {
     types.push_back(op.omitted ? nullptr : &op.type);
     constants.push_back(op.constant ? &*op.constant : nullptr);

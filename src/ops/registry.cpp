@@ -1,6 +1,6 @@
 #include "ops/registry.h"
 
-#include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 namespace nnfuzz {
@@ -19,9 +19,14 @@ std::span<const OpSpec* const> allOps() {
 }
 
 const OpSpec* findOp(std::string_view name) {
-  const auto ops = allOps();
-  auto it = std::find_if(ops.begin(), ops.end(), [&](const OpSpec* s) { return s->name == name; });
-  return it == ops.end() ? nullptr : *it;
+  // Asked per node by generation, inference, export and the interpreter: a hash, not a scan.
+  static const auto byName = [] {
+    std::unordered_map<std::string_view, const OpSpec*> index;
+    for (const OpSpec* spec : allOps()) index.emplace(spec->name, spec);
+    return index;
+  }();
+  auto it = byName.find(name);
+  return it == byName.end() ? nullptr : it->second;
 }
 
 const OpSpec* findOp(const Node& node) { return node.domain.empty() ? findOp(node.op) : nullptr; }

@@ -1,5 +1,8 @@
 // tile.cpp - Tile (opset 13): repeats is a constant int64 input, one non-negative count
 // per dim; the result dim i is dim_i * repeats_i.
+#include <functional>
+#include <numeric>
+
 #include "ops/shape_util.h"
 
 namespace nnfuzz {
@@ -37,15 +40,23 @@ void tileKernel(KernelArgs& args) {
   const Tensor& in = *args.inputs[0];
   Tensor& out = args.outputs[0];
   if (out.numel() == 0) return;
-  const Shape& shape = in.type.shape;
-  const auto strides = stridesOf(shape);
-  std::vector<int64_t> index(shape.size(), 0);
-  int64_t flat = 0;
-  do {
-    int64_t off = 0;
-    for (size_t i = 0; i < shape.size(); ++i) off += (index[i] % shape[i]) * strides[i];
-    out.data[static_cast<size_t>(flat++)] = in.data[static_cast<size_t>(off)];
-  } while (nextIndex(index, out.type.shape));
+  // Repeat along one dim at a time, innermost first: each block of the dims from there on
+  // is copied once per repeat (out[i] = in[i mod shape], in runs of whole rows).
+  std::vector<double> tiled = in.data, next;
+  Shape shape = in.type.shape;
+  for (size_t d = shape.size(); d-- > 0;) {
+    const auto repeats = static_cast<size_t>(out.type.shape[d] / shape[d]);
+    if (repeats == 1) continue;
+    const auto first = shape.begin() + static_cast<ptrdiff_t>(d);
+    const auto block = static_cast<ptrdiff_t>(std::reduce(first, shape.end(), int64_t{1}, std::multiplies<>()));
+    next.clear();
+    next.reserve(tiled.size() * repeats);
+    for (auto from = tiled.begin(); from != tiled.end(); from += block)
+      for (size_t r = 0; r < repeats; ++r) next.insert(next.end(), from, from + block);
+    tiled.swap(next);
+    shape[d] = out.type.shape[d];
+  }
+  out.data = std::move(tiled);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <unordered_map>
 
 #include "ops/common.h"
 #include "ops/opset_fit.h"
@@ -391,8 +392,8 @@ void roiAlignFrom(Work& w) {
 // The later attributes and values (kLaterAttrs, kLaterValues) at an opset before them.
 void laterAttributesTo(Work& w) {
   for (const LaterAttr& later : kLaterAttrs) {
+    if (later.op != w.node.op || w.opset >= later.since || !w.form.attrs.has(later.attr)) continue;
     const std::string name(later.attr);
-    if (later.op != w.node.op || w.opset >= later.since || !w.form.attrs.has(name)) continue;
     bool atDefault = !later.defaultText.empty();
     for (const auto& [key, value] : w.form.attrs) {
       if (key != name) continue;
@@ -405,8 +406,9 @@ void laterAttributesTo(Work& w) {
     w.form.attrs.erase(name);
   }
   for (const LaterValue& later : kLaterValues) {
+    if (later.op != w.node.op || w.opset >= later.since) continue;
     const std::string name(later.attr);
-    if (later.op == w.node.op && w.opset < later.since && w.form.attrs.getString(name, "") == later.value)
+    if (w.form.attrs.getString(name, "") == later.value)
       return w.fail(name + " '" + std::string(later.value) + "' needs opset " + std::to_string(later.since));
   }
 }
@@ -451,9 +453,14 @@ const Moves kMoves[] = {
 };
 
 const Moves* movesOf(std::string_view op) {
-  for (const Moves& m : kMoves)
-    if (m.op == op) return &m;
-  return nullptr;
+  // Asked for every node a generator draws or export writes: a hash, not a scan.
+  static const auto byOp = [] {
+    std::unordered_map<std::string_view, const Moves*> index;
+    for (const Moves& m : kMoves) index.emplace(m.op, &m);
+    return index;
+  }();
+  auto it = byOp.find(op);
+  return it == byOp.end() ? nullptr : it->second;
 }
 
 Work start(const NodeView& node, int opset) {
@@ -469,7 +476,9 @@ Work start(const NodeView& node, int opset) {
 // empty names: config "empty_inputs") where the schema has an optional input there.
 void trimInputs(NodeForm& form, const NodeView* node = nullptr, int opset = 0) {
   while (!form.inputs.empty() && form.inputs.back().empty()) form.inputs.pop_back();
-  const SchemaVersion* version = node ? schemaAt(node->op, opset) : nullptr;
+  // Only a node with empty slots past the form's last operand needs its schema looked up.
+  if (!node || form.inputs.size() >= node->types.size()) return;
+  const SchemaVersion* version = schemaAt(node->op, opset);
   if (!version || !form.ok()) return;
   size_t given = node->types.size();  // the node's own trailing empties start here
   while (given > 0 && !node->types[given - 1]) --given;
@@ -598,6 +607,18 @@ NodeForm formAt(const NodeView& node, int opset) {
   return std::move(w.form);
 }
 
+std::optional<std::string> formProblem(const NodeView& node, int opset) {
+  // At opset 17 only a move or what a later opset added can refuse a node.
+  const auto laterAdded = [&] {
+    return std::ranges::any_of(kLaterAttrs, [&](const LaterAttr& a) { return a.op == node.op; }) ||
+           std::ranges::any_of(kLaterValues, [&](const LaterValue& v) { return v.op == node.op; });
+  };
+  if (opset == 17 && !movesOf(node.op) && !laterAdded()) return std::nullopt;
+  NodeForm form = formAt(node, opset);
+  if (form.ok()) return std::nullopt;
+  return std::move(form.error);
+}
+
 NodeForm canonicalFrom(const NodeView& node, int opset) {
   Work w = start(node, opset);
   if (opset == 17) return std::move(w.form);
@@ -622,12 +643,13 @@ std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
     if (problem) return;
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
+    types.reserve(n.inputs.size());
+    constants.reserve(n.inputs.size());
     for (ValueId v : n.inputs) {
       types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
       constants.push_back(v == kNoValue || !g.value(v).data ? nullptr : &*g.value(v).data);
     }
-    NodeForm form = formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
-    if (!form.ok()) problem = form.error;
+    problem = formProblem(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, opset);
   });
   return problem;
 }

@@ -63,6 +63,10 @@ struct NodeView {
 /// against that opset's schema; at opset 17 the node as it is, unchecked.
 NodeForm formAt(const NodeView& node, int opset);
 
+/// Why `opset` cannot express the node (formAt's error), or nullopt: formAt without the
+/// form, which is cheap at opset 17 for operators no later opset changed.
+std::optional<std::string> formProblem(const NodeView& node, int opset);
+
 /// The canonical node of a node written in `opset`'s form; its operands index `node`'s.
 NodeForm canonicalFrom(const NodeView& node, int opset);
 
