@@ -264,20 +264,17 @@ def write_packed_outputs(out_dir, model, outputs):
 
 
 def load_model(model_path):
-    """The parsed model and its bytes (None when tensors live in external files, which a SUT
-    must then find next to the path). The file is read once, and every tensor is walked for
-    external data (as onnx.load does) only when the bytes hold the key such data needs."""
+    """The parsed model and its bytes (None when tensors may live in external files, which a
+    SUT must then find next to the path). The file is read once, unless its bytes hold the key
+    external data needs: then onnx.load reads it and the external files."""
     import onnx
-    from onnx import external_data_helper
 
     with open(model_path, "rb") as f:
         data = f.read()
+    if b"location" in data:
+        return onnx.load(model_path), None
     model = onnx.ModelProto()
     model.ParseFromString(data)
-    if b"location" in data and any(t.data_location == onnx.TensorProto.EXTERNAL
-                                   for t in external_data_helper._get_all_tensors(model)):
-        external_data_helper.load_external_data_for_model(model, os.path.dirname(model_path))
-        return model, None
     return model, data
 
 

@@ -66,9 +66,7 @@ std::vector<StoredTensor> storedTensors(const fs::path& set, const char* kind) {
   const fs::path packed = packedPath(set, kind);
   std::error_code ec;
   if (fs::exists(packed, ec)) {
-    onnx::SequenceProto seq;
-    if (!seq.ParseFromString(readFileBytes(packed)))
-      throw Error(packed.string() + " is not a serialized SequenceProto");
+    const onnx::SequenceProto seq = readSequenceFile(packed);
     for (int k = 0; k < seq.tensor_values_size(); ++k)
       out.push_back({packed.filename().string() + "[" + std::to_string(k) + "]", {}, seq.tensor_values(k)});
     return out;

@@ -182,6 +182,12 @@ Tensor readTensorFile(const std::filesystem::path& path, std::string* name) {
   }
 }
 
+onnx::SequenceProto readSequenceFile(const std::filesystem::path& path) {
+  onnx::SequenceProto seq;
+  if (!seq.ParseFromString(readFileBytes(path))) throw Error(path.string() + " is not a serialized SequenceProto");
+  return seq;
+}
+
 void writeTensorFile(const std::filesystem::path& path, const Tensor& tensor, const std::string& name) {
   std::string bytes;
   if (!toTensorProto(tensor, name).SerializeToString(&bytes)) throw Error("cannot serialize tensor " + name);

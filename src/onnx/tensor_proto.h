@@ -10,7 +10,8 @@
 #include <string>
 
 #include "ir/tensor.h"
-#include "onnx/onnx_pb.h"
+#include "onnx/onnx_pb.h"  // first: it defines what the generated headers use
+#include "onnx/onnx-data.pb.h"
 
 namespace nnfuzz {
 
@@ -27,6 +28,8 @@ Tensor fromTensorProto(const onnx::TensorProto& proto);
 /// Reads a serialized TensorProto (input_0.pb, ...); `name` receives its name if given.
 Tensor readTensorFile(const std::filesystem::path& path, std::string* name = nullptr);
 void writeTensorFile(const std::filesystem::path& path, const Tensor& tensor, const std::string& name);
+/// Reads a serialized SequenceProto of tensors (a packed inputs.pb / outputs.pb).
+onnx::SequenceProto readSequenceFile(const std::filesystem::path& path);
 
 /// Reads a whole file; one-line Error if missing or unreadable.
 std::string readFileBytes(const std::filesystem::path& path);

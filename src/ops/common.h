@@ -98,7 +98,8 @@ void broadcastKernel(KernelArgs& args, F f) {
   std::vector<double> operands(args.inputs.size());
   int64_t flat = 0;
   do {
-    for (size_t k = 0; k < args.inputs.size(); ++k) operands[k] = args.inputs[k]->data[static_cast<size_t>(walk.offset(k))];
+    for (size_t k = 0; k < args.inputs.size(); ++k)
+      operands[k] = args.inputs[k]->data[static_cast<size_t>(walk.offset(k))];
     out.data[static_cast<size_t>(flat++)] = f(operands);
   } while (walk.next());
 }

@@ -236,7 +236,8 @@ Blame blameFirstDivergence(const SubCase& failing, const SutRun& run, const Agre
     }
   }
   bool behind = false;
-  if (!culprit && !wholeFails && nodes.size() > 1 && wrongBehindAnyProducer(g, values, nodes.back(), run, agrees, blame.runs)) {
+  if (!culprit && !wholeFails && nodes.size() > 1 &&
+      wrongBehindAnyProducer(g, values, nodes.back(), run, agrees, blame.runs)) {
     culprit = nodes.back();
     behind = true;
     blame.how = "last operator behind any producer";

@@ -36,7 +36,8 @@ std::string Signature::canonical() const {
   // folding trips while preparing (MCF) is the check a plain run trips while running (IF).
   const bool error = symptom == "error";
   return "backend: " + backend + "\nmode: " + mode + "\nagainst: " + against +
-         (error ? "" : "\nphase: " + phase + "\nclass: " + verdict) + "\nsymptom: " + symptom + "\nerror_type: " + errorType + "\nmessage: " + message +
+         (error ? "" : "\nphase: " + phase + "\nclass: " + verdict) + "\nsymptom: " + symptom +
+         "\nerror_type: " + errorType + "\nmessage: " + message +
          "\nframes: " + join(frames, " < ") + "\nops: " + join(opTypes, ",") + "\noutputs: " + join(outs, ",") + "\n";
 }
 
