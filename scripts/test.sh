@@ -9,7 +9,7 @@ echo "== C++ tests (Release build)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 
 echo "== C++ tests (AddressSanitizer + UndefinedBehaviorSanitizer)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNNFUZZ_SANITIZE=ON -DNNFUZZ_BENCH=OFF >/dev/null
+cmake -S . -B build-asan -G Ninja -DNNFUZZ_UNITY=ON -DCMAKE_BUILD_TYPE=Debug -DNNFUZZ_SANITIZE=ON -DNNFUZZ_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$(nproc)"
 NNFUZZ_TEST_SCALE=0.1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)"

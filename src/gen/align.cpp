@@ -14,8 +14,6 @@ std::optional<ValueId> single(std::optional<std::vector<ValueId>> outs) {
   return outs->front();
 }
 
-Tensor scalar(DType dtype, double v) { return Tensor(TensorType{dtype, {}}, {roundTo(dtype, v)}); }
-
 std::optional<ValueId> reshape(EvalBuilder& b, ValueId v, const Shape& shape) {
   if (b.typeOf(v).shape == shape) return v;
   return single(b.append("Reshape", {v, b.weight(int64Tensor(shape))}, {}));
@@ -53,15 +51,15 @@ std::optional<ValueId> intoRange(EvalBuilder& b, ValueId v, const ValueRange& r)
   auto lower = [&](double x) { return integral ? std::ceil(x) : x; };
   auto upper = [&](double x) { return integral ? std::floor(x) : x; };
   if (r.lo < 0 && r.minMagnitude <= 0) {
-    return single(b.append("Clip", {v, b.weight(scalar(d, lower(r.lo))), b.weight(scalar(d, upper(r.hi)))}, {}));
+    return single(b.append("Clip", {v, b.weight(scalarTensor(d, lower(r.lo))), b.weight(scalarTensor(d, upper(r.hi)))}, {}));
   }
   const double c = lower(std::max(r.lo, r.minMagnitude));
   const double hi = std::max(c, upper(r.hi));
   std::optional<ValueId> a = single(b.append("Abs", {v}, {}));
   if (!a) return std::nullopt;
-  std::optional<ValueId> shifted = single(b.append("Add", {*a, b.weight(scalar(d, c))}, {}));
+  std::optional<ValueId> shifted = single(b.append("Add", {*a, b.weight(scalarTensor(d, c))}, {}));
   if (!shifted) return std::nullopt;
-  return single(b.append("Clip", {*shifted, b.weight(scalar(d, c)), b.weight(scalar(d, hi))}, {}));
+  return single(b.append("Clip", {*shifted, b.weight(scalarTensor(d, c)), b.weight(scalarTensor(d, hi))}, {}));
 }
 
 TensorType targetType(EvalBuilder& b, ValueId value, const OperandNeed& need, const Limits& limits, Rng& rng) {

@@ -22,8 +22,6 @@ constexpr int kMaxOffered = 4;
 /// How much likelier an If, Loop or Scan is inside a body than in the model.
 constexpr double kNestedControlFlowBoost = 8;
 
-Tensor scalar(DType dtype, double v) { return Tensor(TensorType{dtype, {}}, {v}); }
-
 Tensor sliceAt(const Tensor& t, int axis, int64_t index) {
   TensorType type = t.type;
   type.shape.erase(type.shape.begin() + axis);
@@ -277,7 +275,7 @@ bool buildIf(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, 
       pickAny(builder, [](const TensorType& t) { return t.dtype == DType::Bool && t.numel() == 1 && t.rank() <= 1; });
   std::vector<NodeOperand> operands;
   if (cond == kNoValue || rng.bernoulli(0.5))
-    operands.push_back(freshInput(scalar(DType::Bool, rng.bernoulli(0.5) ? 1 : 0)));
+    operands.push_back(freshInput(scalarTensor(DType::Bool, rng.bernoulli(0.5) ? 1 : 0)));
   else
     operands.push_back(existing(cond));
   Attributes attrs;
@@ -294,8 +292,8 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   const TensorType carriedType = initData.type;
   const int64_t trips = rng.uniformInt(1, 3);
   BodyGrower body(config, ops, rng);
-  const ValueId iter = body.formal(scalar(DType::Int64, 0));
-  const ValueId condIn = body.formal(scalar(DType::Bool, 1));
+  const ValueId iter = body.formal(scalarTensor(DType::Int64, 0));
+  const ValueId condIn = body.formal(scalarTensor(DType::Bool, 1));
   const ValueId carried = body.formal(initData);
   body.offerOuter(g, builder.pool());
   if (body.grow(bodySize(rng)) == 0) return false;
@@ -310,7 +308,7 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   if (!withoutM && !stackable.empty() && rng.bernoulli(0.6)) {  // a scan output: the loop must run all M iterations
     outputs.push_back(stackable[static_cast<size_t>(rng.uniformInt(0, static_cast<int64_t>(stackable.size()) - 1))]);
   } else if (withoutM || rng.bernoulli(0.5)) {  // a condition: go on while iteration < c
-    const ValueId c = body.builder().weight(scalar(DType::Int64, static_cast<double>(rng.uniformInt(0, trips - 1))));
+    const ValueId c = body.builder().weight(scalarTensor(DType::Int64, static_cast<double>(rng.uniformInt(0, trips - 1))));
     auto less = body.builder().append("Less", {iter, c}, {});
     if (!less) return false;
     outputs[0] = less->front();
@@ -318,8 +316,8 @@ bool buildLoop(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config
   body.graph().setOutputs(outputs);
   std::vector<ValueId> captures = bindCaptures({&body});
   std::vector<NodeOperand> operands;
-  operands.push_back(withoutM ? omitted() : freshWeight(scalar(DType::Int64, static_cast<double>(trips))));
-  operands.push_back(withoutCond ? omitted() : freshWeight(scalar(DType::Bool, 1)));
+  operands.push_back(withoutM ? omitted() : freshWeight(scalarTensor(DType::Int64, static_cast<double>(trips))));
+  operands.push_back(withoutCond ? omitted() : freshWeight(scalarTensor(DType::Bool, 1)));
   operands.push_back(std::move(initOp));
   Attributes attrs;
   attrs.setGraph("body", GraphAttr(std::move(body.graph())));

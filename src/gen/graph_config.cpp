@@ -10,22 +10,22 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& field, const std::string& why) {
+[[noreturn]] void badGraphField(const std::string& field, const std::string& why) {
   throw Error("config field 'graph." + field + "': " + why);
 }
 
 double real(const json& j, const std::string& field) {
-  if (!j.is_number()) bad(field, "expected a number");
+  if (!j.is_number()) badGraphField(field, "expected a number");
   return j.get<double>();
 }
 
 int integer(const json& j, const std::string& field) {
-  if (!j.is_number_integer()) bad(field, "expected an integer");
+  if (!j.is_number_integer()) badGraphField(field, "expected an integer");
   return j.get<int>();
 }
 
 bool flag(const json& j, const std::string& field) {
-  if (!j.is_boolean()) bad(field, "expected true or false");
+  if (!j.is_boolean()) badGraphField(field, "expected true or false");
   return j.get<bool>();
 }
 
@@ -41,14 +41,14 @@ GraphSettings applyGraphJson(GraphSettings g, const json& j) {
   for (const auto& [key, _] : j.items())
     if (!kGraphFields.count(key)) throw Error("config: unknown field 'graph." + key + "'");
   if (j.contains("model")) {
-    if (!j["model"].is_string()) bad("model", "expected \"ws\", \"rn\" or \"both\"");
+    if (!j["model"].is_string()) badGraphField("model", "expected \"ws\", \"rn\" or \"both\"");
     g.model = j["model"].get<std::string>();
   }
   if (j.contains("blocks")) {
     const json& b = j["blocks"];
     if (b.is_object()) {
       for (const auto& [key, _] : b.items())
-        if (key != "min" && key != "max") bad("blocks", "expected {\"min\": N, \"max\": M}");
+        if (key != "min" && key != "max") badGraphField("blocks", "expected {\"min\": N, \"max\": M}");
       if (b.contains("min")) g.minBlocks = integer(b["min"], "blocks.min");
       if (b.contains("max")) g.maxBlocks = integer(b["max"], "blocks.max");
     } else {
@@ -70,11 +70,11 @@ GraphSettings applyGraphJson(GraphSettings g, const json& j) {
   if (j.contains("subgraph_weight")) g.subgraphWeight = real(j["subgraph_weight"], "subgraph_weight");
   if (j.contains("mutations")) {
     const json& m = j["mutations"];
-    if (!m.is_object()) bad("mutations", "expected an object");
+    if (!m.is_object()) badGraphField("mutations", "expected an object");
     for (const auto& [key, _] : m.items())
       if (!kMutationFields.count(key)) throw Error("config: unknown field 'graph.mutations." + key + "'");
     if (m.contains("r")) {
-      if (!m["r"].is_array()) bad("mutations.r", "expected a list of rates");
+      if (!m["r"].is_array()) badGraphField("mutations.r", "expected a list of rates");
       g.mutationRates.clear();
       for (const json& r : m["r"]) g.mutationRates.push_back(real(r, "mutations.r"));
     }
@@ -89,7 +89,7 @@ GraphSettings applyGraphJson(GraphSettings g, const json& j) {
     set("parameter", g.parameter);
   }
   if (j.contains("blocks_file")) {
-    if (!j["blocks_file"].is_string()) bad("blocks_file", "expected a file name");
+    if (!j["blocks_file"].is_string()) badGraphField("blocks_file", "expected a file name");
     g.blocksFile = j["blocks_file"].get<std::string>();
     g.corpus = std::make_shared<const BlockCorpus>(g.blocksFile.empty() ? builtinBlocks()
                                                                           : loadCorpusFile(g.blocksFile));

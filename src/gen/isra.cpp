@@ -38,7 +38,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kChainAttempts = 200;
+constexpr int kIsraChainAttempts = 200;
 
 /// The value pool, but while the model must grow deeper, operand 0 is a deepest value,
 /// aligned with helper operators where it does not fit (align.h).
@@ -265,7 +265,7 @@ class IsraGen : public Generator {
   std::optional<std::vector<NodeId>> placeChain(EvalBuilder& builder, const RequiredSequence& seq, Rng& rng) const {
     const NetLimits& net = config_.net;
     // Many tries: parameter limits may reject most of what the samplers draw.
-    for (int attempt = 0; attempt < kChainAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kIsraChainAttempts; ++attempt) {
       const size_t mark = builder.mark();
       ValueId start = kNoValue;
       if (!net.inputShapes.empty()) {

@@ -5,13 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "interp/interpreter.h"
-#include "ops/elem_test_util.h"
+#include "ops/op_test_util.h"
 #include "ops/exactness.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace elemtest;
+using namespace optest;
 
 Tensor eval(const std::string& op, const std::vector<const Tensor*>& in, const Attributes& attrs = {}) {
   InferResult r = inferOp(op, in, attrs);

@@ -188,6 +188,12 @@ std::vector<ValueId> outerParams(const Graph& body, size_t captures) {
   return out;
 }
 
+bool containsOp(const Graph& graph, std::string_view op) {
+  bool found = false;
+  forEachNodeDeep(graph, [&](const Node& n, const Graph&) { found = found || n.op == op; });
+  return found;
+}
+
 size_t countNodesDeep(const Graph& graph) {
   size_t n = 0;
   forEachNodeDeep(graph, [&](const Node&, const Graph&) { ++n; });

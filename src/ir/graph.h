@@ -154,6 +154,8 @@ size_t countNodesDeep(const Graph& graph);
 /// Calls fn(node, graph) for every live node of `graph` and its bodies, outer first.
 template <typename Fn>
 void forEachNodeDeep(const Graph& graph, Fn&& fn);
+/// True when `graph` or any body in it has a node of `op`.
+bool containsOp(const Graph& graph, std::string_view op);
 
 /// Structural checks: operands defined before use, use lists exact, outputs live, weights
 /// hold data of their type; captures like operands, and every body recursively (its

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -14,6 +15,13 @@
 namespace nnfuzz {
 
 using Shape = std::vector<int64_t>;
+
+/// Product of dims [from, min(to, rank)).
+inline int64_t product(const Shape& shape, size_t from = 0, size_t to = SIZE_MAX) {
+  int64_t p = 1;
+  for (size_t i = from; i < shape.size() && i < to; ++i) p *= shape[i];
+  return p;
+}
 
 struct TensorType {
   DType dtype = DType::Float32;
@@ -57,6 +65,13 @@ struct Tensor {
 
 /// An int64 1-D tensor holding `values` (shape arguments, axes, pads).
 Tensor int64Tensor(const std::vector<int64_t>& values);
+/// A scalar of `dtype` holding v rounded to it.
+inline Tensor scalarTensor(DType dtype, double v) { return Tensor(TensorType{dtype, {}}, {roundTo(dtype, v)}); }
+/// A 1-D float32 tensor holding `values` (taken as float32 already).
+inline Tensor float32Tensor(std::vector<double> values) {
+  const auto n = static_cast<int64_t>(values.size());
+  return Tensor(TensorType{DType::Float32, {n}}, std::move(values));
+}
 /// The elements of an integer tensor as int64 values.
 std::vector<int64_t> toInt64s(const Tensor& tensor);
 

@@ -2,12 +2,12 @@
 // and the checks on attributes.
 #include <cmath>
 
-#include "ops/elem_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace elemtest;
+using namespace optest;
 
 Attributes alpha(double a) {
   Attributes at;

@@ -118,7 +118,7 @@ const OpSpec& opAffineGrid() {
     t.dtypes = kFloatTypes;
     t.minRank = t.maxRank = 3;
     t.constantInputs = 0b10;
-    t.attrs = {intDomain("align_corners", 0, 1)};
+    t.attrs = {intAttr("align_corners", 0, 1)};
     t.acceptsFirst = acceptsTheta;
     t.sampleFirst = sampleTheta;
     t.sampleAttrs = sampleAlign;

@@ -1,12 +1,12 @@
 // affine_grid_test.cpp - AffineGrid: the identity theta gives GridSample's base grid
 // (with and without align_corners, 2-D and 3-D), a translation, the degenerate dim of 1,
 // rejections and a sampler sweep.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes align(int64_t v) {
   return A([&](Attributes& a) { a.setInt("align_corners", v); });

@@ -83,7 +83,7 @@ OpSpec argSpec(std::string_view name) {
   s.dtypes = {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Int8, DType::UInt8};
   s.minRank = 1;
   s.maxRank = 5;
-  s.attrs = {intDomain("axis", -5, 4), intDomain("keepdims", 0, 1), intDomain("select_last_index", 0, 1)};
+  s.attrs = {intAttr("axis", -5, 4), intAttr("keepdims", 0, 1), intAttr("select_last_index", 0, 1)};
   s.sampleAttrs = sampleArgAttrs;
   s.infer = inferArg;
   s.reference = argKernel<Max>;

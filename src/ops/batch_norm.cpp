@@ -237,7 +237,7 @@ const OpSpec& opBatchNormalization() {
     s.dtypes = kFloatTypes;
     s.minRank = 2;
     s.maxRank = 5;
-    s.attrs = {floatDomain("epsilon", 0, 0.1), floatDomain("momentum", 0, 1), intDomain("training_mode", 0, 1)};
+    s.attrs = {floatAttr("epsilon", 0, 0.1), floatAttr("momentum", 0, 1), intAttr("training_mode", 0, 1)};
     s.sampleAttrs = sampleBatchNormAttrs;
     s.nextInput = nextBatchNormInput;
     s.infer = inferBatchNorm;
@@ -256,7 +256,7 @@ const OpSpec& opInstanceNormalization() {
     s.dtypes = kFloatTypes;
     s.minRank = 3;
     s.maxRank = 5;
-    s.attrs = {floatDomain("epsilon", 0, 0.1)};
+    s.attrs = {floatAttr("epsilon", 0, 0.1)};
     s.sampleAttrs = sampleEpsilon;
     s.nextInput = nextInstanceNormInput;
     s.infer = inferInstanceNorm;
@@ -275,7 +275,7 @@ const OpSpec& opLpNormalization() {
     s.dtypes = kFloatTypes;
     s.minRank = 1;
     s.maxRank = 5;
-    s.attrs = {intDomain("axis", -5, 4), intDomain("p", 1, 2)};
+    s.attrs = {intAttr("axis", -5, 4), intAttr("p", 1, 2)};
     s.sampleAttrs = sampleLpNormAttrs;
     s.infer = inferLpNorm;
     s.reference = lpNormKernel;

@@ -3,12 +3,12 @@
 // LpNormalization (p 1 and 2, any axis, all-zero lines).
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(BatchNormalization, PerChannel) {
   const Tensor x = F({1, 2, 1}, {1, 2});

@@ -17,11 +17,6 @@ using namespace elemutil;
 
 namespace {
 
-template <double (*F)(double, double)>
-void binaryKernel(KernelArgs& a) {
-  broadcastKernel(a, [](const std::vector<double>& v) { return F(v[0], v[1]); });
-}
-
 /// Computed divisors below this size are too close to 0 to divide by across SUTs.
 constexpr double kTinyDivisor = 1e-6;
 

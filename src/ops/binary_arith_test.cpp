@@ -1,12 +1,12 @@
 // binary_arith_test.cpp - broadcasting, integer Div/Mod semantics, Pow's mixed dtypes,
 // variadic Max/Min/Mean/Sum and PRelu's unidirectional slope.
-#include "ops/elem_test_util.h"
+#include "ops/op_test_util.h"
 #include "ops/instantiate.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace elemtest;
+using namespace optest;
 
 TEST(BinaryArith, BroadcastBothWays) {
   const Tensor a = F({2, 1}, {1, 2});

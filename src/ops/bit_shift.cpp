@@ -51,7 +51,7 @@ const OpSpec& opBitShift() {
     t.sinceVersion = 11;
     t.minInputs = t.maxInputs = 2;
     t.dtypes = {DType::UInt8};
-    t.attrs = {shapeops::stringAttr("direction", {"LEFT", "RIGHT"})};
+    t.attrs = {stringAttr("direction", {"LEFT", "RIGHT"})};
     t.firstRange = [](DType) { return ValueRange{0, 255, 0}; };
     t.sampleAttrs = sampleDirection;
     t.nextInput = shiftAmount;

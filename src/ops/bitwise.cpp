@@ -27,17 +27,12 @@ ValueRange bitsRange(DType dtype) {
 
 int64_t bitsOf(double x) { return shapeops::saturatingInt(x); }
 
-double andOf(double x, double y) { return static_cast<double>(bitsOf(x) & bitsOf(y)); }
-double orOf(double x, double y) { return static_cast<double>(bitsOf(x) | bitsOf(y)); }
-double xorOf(double x, double y) { return static_cast<double>(bitsOf(x) ^ bitsOf(y)); }
+double bitwiseAndOf(double x, double y) { return static_cast<double>(bitsOf(x) & bitsOf(y)); }
+double bitwiseOrOf(double x, double y) { return static_cast<double>(bitsOf(x) | bitsOf(y)); }
+double bitwiseXorOf(double x, double y) { return static_cast<double>(bitsOf(x) ^ bitsOf(y)); }
 double notOf(double x) { return static_cast<double>(~bitsOf(x)); }
 
-template <double (*F)(double, double)>
-void binaryKernel(KernelArgs& a) {
-  broadcastKernel(a, [](const std::vector<double>& v) { return F(v[0], v[1]); });
-}
-
-InputPattern sameTypeOperand(const OpDraft& d) {
+InputPattern bitsOperand(const OpDraft& d) {
   return elemutil::broadcastOperand(d.first().shape, d.first().dtype, *d.limits, bitsRange(d.first().dtype));
 }
 
@@ -53,7 +48,7 @@ OpSpec binarySpec(std::string_view name, void (*kernel)(KernelArgs&)) {
   s.minInputs = s.maxInputs = 2;
   s.dtypes = kIntegerTypes;
   s.firstRange = bitsRange;
-  s.nextInput = sameTypeOperand;
+  s.nextInput = bitsOperand;
   s.infer = inferBinary;
   s.reference = kernel;
   return s;
@@ -62,15 +57,15 @@ OpSpec binarySpec(std::string_view name, void (*kernel)(KernelArgs&)) {
 }  // namespace
 
 const OpSpec& opBitwiseAnd() {
-  static const OpSpec s = binarySpec("BitwiseAnd", binaryKernel<andOf>);
+  static const OpSpec s = binarySpec("BitwiseAnd", binaryKernel<bitwiseAndOf>);
   return s;
 }
 const OpSpec& opBitwiseOr() {
-  static const OpSpec s = binarySpec("BitwiseOr", binaryKernel<orOf>);
+  static const OpSpec s = binarySpec("BitwiseOr", binaryKernel<bitwiseOrOf>);
   return s;
 }
 const OpSpec& opBitwiseXor() {
-  static const OpSpec s = binarySpec("BitwiseXor", binaryKernel<xorOf>);
+  static const OpSpec s = binarySpec("BitwiseXor", binaryKernel<bitwiseXorOf>);
   return s;
 }
 const OpSpec& opBitwiseNot() {

@@ -1,11 +1,11 @@
 // bitwise_test.cpp - BitwiseAnd/Or/Xor/Not: two's-complement bits per dtype (signed,
 // uint8 wrap), broadcasting, rejections, and a sampler sweep over the integer dtypes.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(Bitwise, BitsPerDtype) {
   const Tensor a = T(DType::Int32, {4}, {12, -1, -8, 100000});

@@ -1,11 +1,11 @@
 // center_crop_pad_test.cpp - CenterCropPad: centred crops and pads (odd differences put
 // the extra element at the end), axes, rejections and a sampler sweep.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(CenterCropPad, CropsAndPadsAroundTheCentre) {
   const Tensor x = F({5}, {1, 2, 3, 4, 5});

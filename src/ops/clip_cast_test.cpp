@@ -1,11 +1,11 @@
 // clip_cast_test.cpp - Clip's optional bounds, Cast's conversions and stability, CastLike,
 // Identity.
-#include "ops/elem_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace elemtest;
+using namespace optest;
 
 TEST(Clip, OptionalBounds) {
   const Tensor x = F({4}, {-3, -0.5, 0.5, 3});

@@ -205,7 +205,7 @@ const OpSpec& opCol2Im() {
     t.dtypes = kNumericTypes;
     t.minRank = t.maxRank = 3;
     t.constantInputs = 0b110;
-    t.attrs = {intsDomain("dilations", 1, 3, 1, 3), intsDomain("pads", 0, 2, 2, 6), intsDomain("strides", 1, 3, 1, 3)};
+    t.attrs = {intsAttr("dilations", 1, 3, 1, 3), intsAttr("pads", 0, 2, 2, 6), intsAttr("strides", 1, 3, 1, 3)};
     t.sampleAttrs = sampleCol2Im;
     t.nextInput = col2imShapes;
     t.infer = inferCol2Im;

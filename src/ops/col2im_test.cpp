@@ -1,11 +1,11 @@
 // col2im_test.cpp - Col2Im: overlapping taps add up, strides/dilations/pads place them,
 // 2-D blocks, rejections of sizes that do not match, and a sampler sweep.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Tensor ints(std::vector<double> v) {
   const auto n = static_cast<int64_t>(v.size());

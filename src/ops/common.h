@@ -104,6 +104,12 @@ void broadcastKernel(KernelArgs& args, F f) {
   } while (walk.next());
 }
 
+/// A binary broadcast kernel from a scalar function.
+template <double (*F)(double, double)>
+void binaryKernel(KernelArgs& a) {
+  broadcastKernel(a, [](const std::vector<double>& v) { return F(v[0], v[1]); });
+}
+
 /// Distance from x to the nearest point in the discontinuity set of a rounding function
 /// (integers for floor/ceil, half-integers for round).
 inline double distanceToInteger(double x) { return std::abs(x - std::round(x)); }

@@ -38,7 +38,7 @@ bool compareUnstable(const KernelArgs& a) {
   return anyBroadcastPair(a, 0, 1, [exact](double x, double y) { return !(exact && x == y) && nearlyEqual(x, y); });
 }
 
-InputPattern sameTypeOperand(const OpDraft& d) {
+InputPattern comparableOperand(const OpDraft& d) {
   return broadcastOperand(d.first().shape, d.first().dtype, *d.limits, defaultRange(d.first().dtype));
 }
 
@@ -51,7 +51,7 @@ OpSpec binaryToBool(std::string_view name, int since, std::vector<DType> dtypes,
   s.sinceVersion = since;
   s.minInputs = s.maxInputs = 2;
   s.dtypes = std::move(dtypes);
-  s.nextInput = sameTypeOperand;
+  s.nextInput = comparableOperand;
   s.infer = inferToBool;
   s.reference = kernel;
   s.unstable = unstable;

@@ -2,13 +2,13 @@
 // Where's three-way broadcast.
 #include <set>
 
-#include "ops/elem_test_util.h"
+#include "ops/op_test_util.h"
 #include "ops/instantiate.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace elemtest;
+using namespace optest;
 
 TEST(Compare, ResultsAreBoolAndBroadcast) {
   const Tensor a = T(DType::Int32, {2, 1}, {1, 3});

@@ -84,7 +84,7 @@ const OpSpec& opCompress() {
     t.dtypes = kAllTypes;
     t.minRank = 1;
     t.constantInputs = 0b10;
-    t.attrs = {intDomain("axis", -5, 4)};
+    t.attrs = {intAttr("axis", -5, 4)};
     t.sampleAttrs = sampleCompress;
     t.nextInput = conditionOperand;
     t.infer = inferCompress;

@@ -219,11 +219,11 @@ const OpSpec& opConv() {
     s.minRank = 3;
     s.maxRank = 5;
     s.attrs = {autoPadDomain(),
-               intsDomain("dilations", 1, 3, 1, 3),
-               intDomain("group", 1, 4),
-               intsDomain("kernel_shape", 1, 5, 1, 3),
-               intsDomain("pads", 0, 3, 2, 6),
-               intsDomain("strides", 1, 3, 1, 3)};
+               intsAttr("dilations", 1, 3, 1, 3),
+               intAttr("group", 1, 4),
+               intsAttr("kernel_shape", 1, 5, 1, 3),
+               intsAttr("pads", 0, 3, 2, 6),
+               intsAttr("strides", 1, 3, 1, 3)};
     s.sampleAttrs = convsupport::sampleConvAttrs;
     s.nextInput = nextConvInput;
     s.infer = inferConv;

@@ -3,12 +3,12 @@
 // output), the validity checks, and that the samplers reach the attribute space.
 #include <set>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 const Tensor kOneToFive = F({1, 1, 5}, {1, 2, 3, 4, 5});
 

@@ -311,13 +311,13 @@ const OpSpec& opConvTranspose() {
     s.minRank = 3;
     s.maxRank = 5;
     s.attrs = {autoPadDomain(),
-               intsDomain("dilations", 1, 3, 1, 3),
-               intDomain("group", 1, 4),
-               intsDomain("kernel_shape", 1, 4, 1, 3),
-               intsDomain("output_padding", 0, 2, 1, 3),
-               intsDomain("output_shape", 1, 20, 1, 3),
-               intsDomain("pads", 0, 3, 2, 6),
-               intsDomain("strides", 1, 3, 1, 3)};
+               intsAttr("dilations", 1, 3, 1, 3),
+               intAttr("group", 1, 4),
+               intsAttr("kernel_shape", 1, 4, 1, 3),
+               intsAttr("output_padding", 0, 2, 1, 3),
+               intsAttr("output_shape", 1, 20, 1, 3),
+               intsAttr("pads", 0, 3, 2, 6),
+               intsAttr("strides", 1, 3, 1, 3)};
     s.sampleAttrs = sampleConvTransposeAttrs;
     s.nextInput = nextConvTransposeInput;
     s.infer = inferConvTranspose;

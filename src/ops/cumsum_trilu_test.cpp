@@ -1,11 +1,11 @@
 // cumsum_trilu_test.cpp - hand-computed CumSum (exclusive, reverse, negative axis) and
 // Trilu (upper/lower, k past the corners) cases.
-#include "ops/shape_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace shapetest;
+using namespace optest;
 
 TEST(CumSum, ExclusiveAndReverse) {
   const Tensor x = F({2, 3}, {1, 2, 3, 4, 5, 6});

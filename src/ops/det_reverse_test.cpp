@@ -1,12 +1,12 @@
 // det_reverse_test.cpp - Det (values against hand-computed determinants, pivoting, batch
 // dims, instability of near-singular matrices) and ReverseSequence (both axis orders,
 // lengths from constants).
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(Det, ValuesPivotingAndBatches) {
   const Tensor m = F({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0});  // -2, and a swap needing a pivot: -1

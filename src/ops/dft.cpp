@@ -289,7 +289,7 @@ const OpSpec& opDFT() {
     t.dtypes = kFloatTypes;
     t.minRank = 3;
     t.constantInputs = 0b10;
-    t.attrs = {intDomain("axis", -5, 4), intDomain("inverse", 0, 1), intDomain("onesided", 0, 1)};
+    t.attrs = {intAttr("axis", -5, 4), intAttr("inverse", 0, 1), intAttr("onesided", 0, 1)};
     t.acceptsFirst = isSignal;
     t.sampleFirst = [](Rng& rng, const Limits& limits, DType dtype) { return sampleSignal(rng, limits, dtype, 3, 5); };
     t.sampleAttrs = sampleDft;
@@ -313,7 +313,7 @@ const OpSpec& opSTFT() {
     t.dtypes = kFloatTypes;
     t.minRank = t.maxRank = 3;
     t.constantInputs = 0b1010;
-    t.attrs = {intDomain("onesided", 0, 1)};
+    t.attrs = {intAttr("onesided", 0, 1)};
     t.acceptsFirst = isSignal;
     t.sampleFirst = [](Rng& rng, const Limits& limits, DType dtype) { return sampleSignal(rng, limits, dtype, 3, 3); };
     t.sampleAttrs = sampleStft;

@@ -63,7 +63,7 @@ const OpSpec& opDropout() {
     t.maxInputs = 3;
     t.constantInputs = 0b110;
     t.optionalOutputs = 0b10;
-    t.attrs = {intDomain("seed", 0, 1000)};
+    t.attrs = {intAttr("seed", 0, 1000)};
     t.sampleAttrs = sampleDropout;
     t.nextInput = dropoutOperand;
     t.infer = inferDropout;

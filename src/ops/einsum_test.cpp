@@ -1,12 +1,12 @@
 // einsum_test.cpp - Einsum: the equation families the sampler builds (matmul, batched,
 // transpose, reductions, diagonal, outer and inner products, implicit outputs, ellipsis)
 // against hand-computed values, and the forms inference refuses.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes eq(const std::string& e) {
   return A([&](Attributes& a) { a.setString("equation", e); });

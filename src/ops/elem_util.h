@@ -85,14 +85,6 @@ bool anyBroadcastPair(const KernelArgs& args, size_t ia, size_t ib, Pred pred) {
   return false;
 }
 
-/// Attribute domains for the blind generators.
-inline AttrSpec floatAttr(std::string_view name, double lo, double hi) {
-  return AttrSpec{name, AttrKind::Float, lo, hi, 0, 0, {}};
-}
-inline AttrSpec intAttr(std::string_view name, double lo, double hi) {
-  return AttrSpec{name, AttrKind::Int, lo, hi, 0, 0, {}};
-}
-
 /// Error when a float attribute has another kind ("" if fine).
 inline std::string floatAttrError(const Attributes& attrs, std::string_view name) {
   if (attrs.hasWrongKind<double>(name)) return "attribute " + std::string(name) + " must be a float";

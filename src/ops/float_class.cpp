@@ -51,7 +51,7 @@ void isNaNKernel(KernelArgs& a) {
 const OpSpec& opIsInf() {
   static const OpSpec s = [] {
     OpSpec t = unarySpec("IsInf", 10, kFloatTypes, isInfKernel);
-    t.attrs = {intDomain("detect_negative", 0, 1), intDomain("detect_positive", 0, 1)};
+    t.attrs = {intAttr("detect_negative", 0, 1), intAttr("detect_positive", 0, 1)};
     t.sampleAttrs = sampleIsInf;
     t.infer = inferIsInf;
     return t;

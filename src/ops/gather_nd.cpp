@@ -218,7 +218,7 @@ const OpSpec& opGatherND() {
     t.minInputs = t.maxInputs = 2;
     t.dtypes = kAllTypes;
     t.minRank = 1;
-    t.attrs = {intDomain("batch_dims", 0, 2)};
+    t.attrs = {intAttr("batch_dims", 0, 2)};
     t.sampleAttrs = sampleGatherND;
     t.nextInput = gatherNDIndices;
     t.infer = inferGatherND;
@@ -238,7 +238,7 @@ const OpSpec& opScatterND() {
     t.dtypes = kAllTypes;
     t.minRank = 1;
     t.constantInputs = 0b010;
-    t.attrs = {shapeops::stringAttr("reduction", kReductions)};
+    t.attrs = {stringAttr("reduction", kReductions)};
     t.sampleAttrs = sampleScatterND;
     t.nextInput = scatterNDOperand;
     t.infer = inferScatterND;

@@ -3,13 +3,13 @@
 // indices never repeat a target).
 #include <set>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 #include "support/error.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Tensor ints(Shape s, std::vector<double> v) { return T(DType::Int64, std::move(s), std::move(v)); }
 

@@ -56,7 +56,7 @@ const OpSpec& opMish() {
 const OpSpec& opGelu() {
   static const OpSpec s = [] {
     OpSpec t = saturating(unarySpec("Gelu", 20, kFloatTypes, geluKernel));
-    t.attrs = {shapeops::stringAttr("approximate", {"none", "tanh"})};
+    t.attrs = {stringAttr("approximate", {"none", "tanh"})};
     t.sampleAttrs = sampleGelu;
     t.infer = inferGelu;
     return t;

@@ -2,12 +2,12 @@
 // saturated tails, and Gelu's attribute checks.
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(Mish, KnownPointsAndTails) {
   const Tensor x = T(DType::Float64, {4}, {0, 1, -1, 30});

@@ -131,8 +131,8 @@ const OpSpec& opGemm() {
     s.maxInputs = 3;
     s.dtypes = kGemmTypes;
     s.minRank = s.maxRank = 2;
-    s.attrs = {floatDomain("alpha", -2, 2), floatDomain("beta", -2, 2), intDomain("transA", 0, 1),
-               intDomain("transB", 0, 1)};
+    s.attrs = {floatAttr("alpha", -2, 2), floatAttr("beta", -2, 2), intAttr("transA", 0, 1),
+               intAttr("transB", 0, 1)};
     s.sampleAttrs = sampleGemmAttrs;
     s.nextInput = nextGemmInput;
     s.infer = inferGemm;

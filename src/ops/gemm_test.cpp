@@ -1,11 +1,11 @@
 // gemm_test.cpp - Gemm (transposes, alpha/beta, C broadcasting) and MatMul (1-D operands
 // on either side, batch broadcasting), with the shape checks that reject bad operands.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(Gemm, TransposesAlphaBetaAndRowBroadcast) {
   const Tensor a = F({2, 2}, {1, 2, 3, 4});

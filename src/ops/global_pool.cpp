@@ -62,7 +62,7 @@ OpSpec globalSpec(std::string_view name, int version) {
   s.minRank = 3;
   s.maxRank = 5;
   if (P == Pool::Lp) {
-    s.attrs = {intDomain("p", 1, 3)};
+    s.attrs = {intAttr("p", 1, 3)};
     s.sampleAttrs = sampleLpAttrs;
   }
   s.infer = inferGlobalPool<P>;

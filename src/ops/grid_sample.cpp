@@ -24,11 +24,11 @@ using namespace nnsupport;
 
 namespace {
 
-enum class Mode { Bilinear, Nearest, Bicubic };
+enum class SampleMode { Bilinear, Nearest, Bicubic };
 enum class Padding { Zeros, Border, Reflection };
 
 struct Settings {
-  Mode mode = Mode::Bilinear;
+  SampleMode mode = SampleMode::Bilinear;
   Padding padding = Padding::Zeros;
   bool alignCorners = false;
 };
@@ -36,7 +36,7 @@ struct Settings {
 Settings settingsOf(const Attributes& attrs) {
   Settings s;
   const std::string mode = attrs.getString("mode", "bilinear"), pad = attrs.getString("padding_mode", "zeros");
-  s.mode = mode == "nearest" ? Mode::Nearest : mode == "bicubic" ? Mode::Bicubic : Mode::Bilinear;
+  s.mode = mode == "nearest" ? SampleMode::Nearest : mode == "bicubic" ? SampleMode::Bicubic : SampleMode::Bilinear;
   s.padding = pad == "border" ? Padding::Border : pad == "reflection" ? Padding::Reflection : Padding::Zeros;
   s.alignCorners = attrs.getInt("align_corners", 0) == 1;
   return s;
@@ -100,7 +100,7 @@ void cubicCoefficients(double t, double c[4]) {
 }
 
 double sample(const Plane& p, double x, double y) {
-  if (p.s.mode == Mode::Nearest) {
+  if (p.s.mode == SampleMode::Nearest) {
     x = std::nearbyint(x);
     y = std::nearbyint(y);
   }
@@ -113,11 +113,11 @@ double sample(const Plane& p, double x, double y) {
   if (std::isnan(x) || std::isnan(y)) return std::nan("");
   x = std::clamp(x, -8.0 - static_cast<double>(p.w), 8.0 + static_cast<double>(p.w));
   y = std::clamp(y, -8.0 - static_cast<double>(p.h), 8.0 + static_cast<double>(p.h));
-  if (p.s.mode == Mode::Nearest) return p.at(static_cast<int64_t>(y), static_cast<int64_t>(x));
+  if (p.s.mode == SampleMode::Nearest) return p.at(static_cast<int64_t>(y), static_cast<int64_t>(x));
   const double fx = std::floor(x), fy = std::floor(y);
   const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
   const double dx = x - fx, dy = y - fy;
-  if (p.s.mode == Mode::Bilinear)
+  if (p.s.mode == SampleMode::Bilinear)
     return (1 - dy) * ((1 - dx) * p.at(y0, x0) + dx * p.at(y0, x0 + 1)) + dy * ((1 - dx) * p.at(y0 + 1, x0) + dx * p.at(y0 + 1, x0 + 1));
   double cx[4], cy[4];
   cubicCoefficients(dx, cx);
@@ -198,7 +198,7 @@ void gridSampleKernel(KernelArgs& a) {
 
 bool gridSampleUnstable(const KernelArgs& a) {
   const Settings s = settingsOf(a.attrs);
-  if (s.mode != Mode::Nearest) return false;
+  if (s.mode != SampleMode::Nearest) return false;
   const Tensor& x = *a.inputs[0];
   const Tensor& g = *a.inputs[1];
   const int64_t h = x.type.shape[2], w = x.type.shape[3];
@@ -219,7 +219,7 @@ const OpSpec& opGridSample() {
     t.minInputs = t.maxInputs = 2;
     t.dtypes = kFloatTypes;
     t.minRank = t.maxRank = 4;
-    t.attrs = {intDomain("align_corners", 0, 1),
+    t.attrs = {intAttr("align_corners", 0, 1),
                {"mode", AttrKind::String, 0, 0, 0, 0, {"bilinear", "nearest", "bicubic"}},
                {"padding_mode", AttrKind::String, 0, 0, 0, 0, {"zeros", "border", "reflection"}}};
     t.sampleAttrs = sampleGridAttrs;

@@ -1,11 +1,11 @@
 // grid_sample_test.cpp - GridSample: the three modes, align_corners, the three padding
 // modes at a corner outside the image, rejections and nearest's half-pixel instability.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes gs(const std::string& mode, const std::string& padding, int64_t align) {
   return A([&](Attributes& a) {

@@ -20,11 +20,10 @@ using namespace nnsupport;
 
 namespace {
 
-constexpr double kDefaultEpsilon = 1e-5;
 
 void sampleGroupNorm(OpDraft& d) {
   d.attrs.setInt("num_groups", sampleDivisor(*d.rng, d.first().shape[1]));
-  if (d.rng->bernoulli(0.4)) d.attrs.setFloat("epsilon", d.rng->bernoulli(0.5) ? kDefaultEpsilon : d.rng->uniformReal(1e-5, 1e-2));
+  if (d.rng->bernoulli(0.4)) d.attrs.setFloat("epsilon", d.rng->bernoulli(0.5) ? kDefaultNormEpsilon : d.rng->uniformReal(1e-5, 1e-2));
   if (d.rng->bernoulli(0.3)) d.attrs.setInt("stash_type", 1);
 }
 
@@ -37,9 +36,9 @@ InputPattern perChannel(const OpDraft& d) {
 InferResult inferGroupNorm(const InferArgs& a) {
   std::string err = unknownAttr(a.attrs, {"epsilon", "num_groups", "stash_type"});
   int64_t groups = 0, stash = 1;
-  double epsilon = kDefaultEpsilon;
+  double epsilon = kDefaultNormEpsilon;
   if (!err.empty() || !readInt(a.attrs, "stash_type", 1, 1, 1, stash, err) ||
-      !readFloat(a.attrs, "epsilon", kDefaultEpsilon, epsilon, err))
+      !readFloat(a.attrs, "epsilon", kDefaultNormEpsilon, epsilon, err))
     return InferResult::fail(err);
   if (!a.attrs.has("num_groups")) return InferResult::fail("num_groups is required");
   if (!readInt(a.attrs, "num_groups", 1, INT64_MAX, 1, groups, err)) return InferResult::fail(err);
@@ -78,7 +77,7 @@ GroupMoments groupMoments(const Tensor& x, int64_t groups) {
 void groupNormKernel(KernelArgs& a) {
   const Tensor& x = *a.inputs[0];
   const int64_t groups = a.attrs.getInt("num_groups", 1);
-  const double eps = a.attrs.getFloat("epsilon", kDefaultEpsilon);
+  const double eps = a.attrs.getFloat("epsilon", kDefaultNormEpsilon);
   const int64_t c = x.type.shape[1], spatial = product(x.type.shape, 2);
   const GroupMoments m = groupMoments(x, groups);
   const int64_t perGroup = c / groups * spatial;
@@ -108,7 +107,7 @@ const OpSpec& opGroupNormalization() {
     t.minInputs = t.maxInputs = 3;
     t.dtypes = kFloatTypes;
     t.minRank = 2;
-    t.attrs = {intDomain("num_groups", 1, 5), floatDomain("epsilon", 1e-6, 1e-2), intDomain("stash_type", 1, 1)};
+    t.attrs = {intAttr("num_groups", 1, 5), floatAttr("epsilon", 1e-6, 1e-2), intAttr("stash_type", 1, 1)};
     t.sampleAttrs = sampleGroupNorm;
     t.nextInput = perChannel;
     t.infer = inferGroupNorm;

@@ -3,12 +3,12 @@
 // instability and a sampler sweep.
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes groups(int64_t g, double eps = 1e-9) {
   return A([&](Attributes& a) {

@@ -23,7 +23,6 @@ using namespace nnsupport;
 
 namespace {
 
-constexpr double kDefaultEpsilon = 1e-5;
 
 // Mean and (biased) variance of every group of elements that differ only on reduced axes;
 // group[i] is element i's group.
@@ -79,7 +78,7 @@ std::vector<bool> trailingFrom(size_t axis, size_t rank) {
 void sampleLayerNorm(OpDraft& d) {
   const int rank = d.first().rank();
   if (d.rng->bernoulli(0.6)) d.attrs.setInt("axis", d.rng->uniformInt(-rank, rank - 1));
-  if (d.rng->bernoulli(0.4)) d.attrs.setFloat("epsilon", d.rng->bernoulli(0.5) ? kDefaultEpsilon : d.rng->uniformReal(1e-5, 1e-2));
+  if (d.rng->bernoulli(0.4)) d.attrs.setFloat("epsilon", d.rng->bernoulli(0.5) ? kDefaultNormEpsilon : d.rng->uniformReal(1e-5, 1e-2));
   if (d.rng->bernoulli(0.3)) d.attrs.setInt("stash_type", 1);
 }
 
@@ -97,9 +96,9 @@ InputPattern layerNormParam(const OpDraft& d) {
 InferResult inferLayerNorm(const InferArgs& a) {
   std::string err = unknownAttr(a.attrs, {"axis", "epsilon", "stash_type"});
   int64_t axis = -1, stash = 1;
-  double epsilon = kDefaultEpsilon;
+  double epsilon = kDefaultNormEpsilon;
   if (!err.empty() || !readInt(a.attrs, "axis", INT64_MIN, INT64_MAX, -1, axis, err) ||
-      !readFloat(a.attrs, "epsilon", kDefaultEpsilon, epsilon, err) || !readInt(a.attrs, "stash_type", 1, 1, 1, stash, err))
+      !readFloat(a.attrs, "epsilon", kDefaultNormEpsilon, epsilon, err) || !readInt(a.attrs, "stash_type", 1, 1, 1, stash, err))
     return InferResult::fail(err);
   const TensorType& x = *a.inputs[0];
   auto ax = normalizeAxis(axis, x.rank());
@@ -123,7 +122,7 @@ InferResult inferLayerNorm(const InferArgs& a) {
 void layerNormKernel(KernelArgs& a) {
   const Tensor& x = *a.inputs[0];
   const size_t axis = layerAxis(a.attrs, x.type.rank());
-  const double eps = a.attrs.getFloat("epsilon", kDefaultEpsilon);
+  const double eps = a.attrs.getFloat("epsilon", kDefaultNormEpsilon);
   const GroupStats s = groupStats(x, trailingFrom(axis, x.type.shape.size()));
   const Shape normalized(x.type.shape.begin() + static_cast<ptrdiff_t>(axis), x.type.shape.end());
   const int64_t n = product(normalized);
@@ -213,7 +212,7 @@ const OpSpec& opLayerNormalization() {
     t.dtypes = kFloatTypes;
     t.minRank = 1;
     t.optionalOutputs = 0b110;
-    t.attrs = {intDomain("axis", -5, 4), floatDomain("epsilon", 1e-6, 1e-2), intDomain("stash_type", 1, 1)};
+    t.attrs = {intAttr("axis", -5, 4), floatAttr("epsilon", 1e-6, 1e-2), intAttr("stash_type", 1, 1)};
     t.sampleAttrs = sampleLayerNorm;
     t.nextInput = layerNormParam;
     t.infer = inferLayerNorm;
@@ -231,7 +230,7 @@ const OpSpec& opMeanVarianceNormalization() {
     t.sinceVersion = 13;
     t.dtypes = {DType::Float32};
     t.minRank = 1;
-    t.attrs = {intsDomain("axes", -5, 4, 1, 5)};
+    t.attrs = {intsAttr("axes", -5, 4, 1, 5)};
     t.sampleAttrs = sampleMvn;
     t.infer = inferMvn;
     t.reference = mvnKernel;

@@ -2,12 +2,12 @@
 // variance instability) and MeanVarianceNormalization (axes, constant groups).
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(LayerNormalization, NormalisesTrailingAxes) {
   const Tensor x = F({2, 2}, {1, 3, 2, 6});

@@ -153,7 +153,7 @@ OpSpec lossSpec(std::string_view name, bool withLogProb) {
   reduction.name = "reduction";
   reduction.kind = AttrKind::String;
   reduction.choices = {"none", "sum", "mean"};
-  t.attrs = {reduction, intDomain("ignore_index", -1, 4)};
+  t.attrs = {reduction, intAttr("ignore_index", -1, 4)};
   t.acceptsFirst = [](const TensorType& x, const Limits&) { return x.rank() >= 2; };
   t.sampleFirst = sampleScores;
   t.sampleAttrs = sampleLoss;

@@ -3,13 +3,13 @@
 // mean flagged unstable.
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 #include "support/error.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes reduce(const std::string& r, std::optional<int64_t> ignore = std::nullopt) {
   return A([&](Attributes& a) {

@@ -69,8 +69,8 @@ const OpSpec& opLRN() {
     s.dtypes = kFloatTypes;
     s.minRank = 4;
     s.maxRank = 4;
-    s.attrs = {floatDomain("alpha", 1e-4, 1), floatDomain("beta", 0.5, 1), floatDomain("bias", 0.5, 2),
-               intDomain("size", 1, 5)};
+    s.attrs = {floatAttr("alpha", 1e-4, 1), floatAttr("beta", 0.5, 1), floatAttr("bias", 0.5, 2),
+               intAttr("size", 1, 5)};
     s.sampleAttrs = sampleLrnAttrs;
     s.infer = inferLrn;
     s.reference = lrnKernel;

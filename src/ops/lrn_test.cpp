@@ -1,11 +1,11 @@
 // lrn_test.cpp - LRN's channel window (centred for odd sizes, one more channel above for
 // even ones), its clipping at the channel ends, and the required size attribute.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(LRN, ChannelWindow) {
   const Tensor x = F({1, 3, 1, 1}, {1, 2, 3});

@@ -143,7 +143,7 @@ const OpSpec& opMaxUnpool() {
     t.minRank = 3;
     t.maxRank = 5;
     t.constantInputs = 0b110;
-    t.attrs = {intsDomain("kernel_shape", 1, 3, 1, 3), intsDomain("pads", 0, 2, 2, 6), intsDomain("strides", 1, 3, 1, 3)};
+    t.attrs = {intsAttr("kernel_shape", 1, 3, 1, 3), intsAttr("pads", 0, 2, 2, 6), intsAttr("strides", 1, 3, 1, 3)};
     t.sampleAttrs = sampleUnpool;
     t.nextInput = unpoolOperand;
     t.infer = inferUnpool;

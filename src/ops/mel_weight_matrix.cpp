@@ -134,7 +134,7 @@ const OpSpec& opMelWeightMatrix() {
     t.dtypes = {DType::Int32, DType::Int64};
     t.minRank = t.maxRank = 0;
     t.constantInputs = 0b11111;
-    t.attrs = {intDomain("output_datatype", 1, 11)};
+    t.attrs = {intAttr("output_datatype", 1, 11)};
     t.sampleConstantFirst = sampleMels;
     t.sampleAttrs = sampleMelAttrs;
     t.nextInput = melOperand;

@@ -203,7 +203,7 @@ const OpSpec& opNonMaxSuppression() {
     t.dtypes = {DType::Float32};
     t.minRank = t.maxRank = 3;
     t.constantInputs = 0b11111;
-    t.attrs = {intDomain("center_point_box", 0, 1)};
+    t.attrs = {intAttr("center_point_box", 0, 1)};
     t.sampleConstantFirst = sampleBoxes;
     t.sampleAttrs = sampleNmsAttrs;
     t.nextInput = nmsOperand;

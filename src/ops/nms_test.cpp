@@ -1,11 +1,11 @@
 // nms_test.cpp - NonMaxSuppression: suppression by IoU, score threshold, the per-class
 // limit, centre-point boxes, constants required, and IoUs at the threshold unstable.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Tensor one(DType d, double v) { return T(d, {1}, {v}); }
 

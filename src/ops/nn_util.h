@@ -28,14 +28,10 @@ bool readInts(const Attributes& attrs, std::string_view name, size_t len, int64_
 /// Reads a FLOAT attribute (fallback when absent).
 bool readFloat(const Attributes& attrs, std::string_view name, double fallback, double& out, std::string& err);
 
-/// Attribute domains for blind generators.
-inline AttrSpec intDomain(std::string_view name, double lo, double hi) { return {name, AttrKind::Int, lo, hi, 0, 0, {}}; }
-inline AttrSpec floatDomain(std::string_view name, double lo, double hi) {
-  return {name, AttrKind::Float, lo, hi, 0, 0, {}};
-}
-inline AttrSpec intsDomain(std::string_view name, double lo, double hi, int minLen, int maxLen) {
-  return {name, AttrKind::Ints, lo, hi, minLen, maxLen, {}};
-}
+/// The epsilon of the normalizations (LayerNormalization, GroupNormalization) when absent.
+inline constexpr double kDefaultNormEpsilon = 1e-5;
+
+/// The auto_pad attribute's domain.
 inline AttrSpec autoPadDomain() {
   return {"auto_pad", AttrKind::String, 0, 0, 0, 0, {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"}};
 }
@@ -99,11 +95,6 @@ inline int64_t flatIndex(const std::vector<int64_t>& index, const Shape& shape) 
   int64_t flat = 0;
   for (size_t i = 0; i < shape.size(); ++i) flat = flat * shape[i] + index[i];
   return flat;
-}
-inline int64_t product(const Shape& shape, size_t from = 0, size_t to = SIZE_MAX) {
-  int64_t p = 1;
-  for (size_t i = from; i < shape.size() && i < to; ++i) p *= shape[i];
-  return p;
 }
 
 /// Reduction axes: normalised, sorted and duplicate free; false when one is out of range or repeated.

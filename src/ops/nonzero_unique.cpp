@@ -173,7 +173,7 @@ const OpSpec& opNonZero() {
 const OpSpec& opUnique() {
   static const OpSpec s = [] {
     OpSpec t = constantInputSpec("Unique", 11, kUniqueTypes, sampleUniqueInput);
-    t.attrs = {intDomain("sorted", 0, 1), intDomain("axis", -3, 2)};
+    t.attrs = {intAttr("sorted", 0, 1), intAttr("axis", -3, 2)};
     t.sampleAttrs = sampleUnique;
     t.infer = inferUnique;
     t.reference = uniqueKernel;

@@ -124,7 +124,7 @@ const OpSpec& opOneHot() {
     t.minRank = 1;  // ONNX's shape inference rejects scalar indices
     t.maxRank = 4;
     t.constantInputs = 0b010;
-    t.attrs = {intDomain("axis", -5, 4)};
+    t.attrs = {intAttr("axis", -5, 4)};
     t.acceptsFirst = acceptsIndices;
     t.sampleFirst = sampleIndices;
     t.firstRange = indexRange;

@@ -152,6 +152,35 @@ struct AttrSpec {
   std::vector<std::string_view> choices;  ///< for strings (and each element of a string list)
 };
 
+/// Attribute domains for the blind generators (named fields avoid partial aggregates).
+inline AttrSpec intAttr(std::string_view name, double lo, double hi) {
+  AttrSpec a;
+  a.name = name;
+  a.kind = AttrKind::Int;
+  a.lo = lo;
+  a.hi = hi;
+  return a;
+}
+inline AttrSpec floatAttr(std::string_view name, double lo, double hi) {
+  AttrSpec a = intAttr(name, lo, hi);
+  a.kind = AttrKind::Float;
+  return a;
+}
+inline AttrSpec intsAttr(std::string_view name, double lo, double hi, int minLen, int maxLen) {
+  AttrSpec a = intAttr(name, lo, hi);
+  a.kind = AttrKind::Ints;
+  a.minLen = minLen;
+  a.maxLen = maxLen;
+  return a;
+}
+inline AttrSpec stringAttr(std::string_view name, std::vector<std::string_view> choices) {
+  AttrSpec a;
+  a.name = name;
+  a.kind = AttrKind::String;
+  a.choices = std::move(choices);
+  return a;
+}
+
 struct OpSpec {
   std::string_view name;  ///< ONNX op type, spelled as in the spec
   int sinceVersion = 1;   ///< version of the ONNX schema implemented (the one in force at opset 17)

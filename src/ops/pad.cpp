@@ -23,14 +23,14 @@ using namespace shapeops;
 
 namespace {
 
-enum class Mode { Constant, Reflect, Edge, Wrap };
+enum class PadMode { Constant, Reflect, Edge, Wrap };
 
-std::optional<Mode> modeOf(const Attributes& attrs) {
+std::optional<PadMode> modeOf(const Attributes& attrs) {
   const std::string m = attrs.getString("mode", "constant");
-  if (m == "constant") return Mode::Constant;
-  if (m == "reflect") return Mode::Reflect;
-  if (m == "edge") return Mode::Edge;
-  if (m == "wrap") return Mode::Wrap;
+  if (m == "constant") return PadMode::Constant;
+  if (m == "reflect") return PadMode::Reflect;
+  if (m == "edge") return PadMode::Edge;
+  if (m == "wrap") return PadMode::Wrap;
   return std::nullopt;
 }
 
@@ -45,8 +45,8 @@ void padAttrs(OpDraft& d) {
 std::vector<int64_t> drawPads(const OpDraft& d, size_t count, bool anyAxis) {
   Rng& rng = *d.rng;
   const TensorType& x = d.first();
-  const bool reflect = modeOf(d.attrs) == Mode::Reflect;
-  const bool wrap = modeOf(d.attrs) == Mode::Wrap;
+  const bool reflect = modeOf(d.attrs) == PadMode::Reflect;
+  const bool wrap = modeOf(d.attrs) == PadMode::Wrap;
   const size_t r = count;
   std::vector<int64_t> pads(2 * r, 0);
   const auto [shortest, longest] = std::minmax_element(x.shape.begin(), x.shape.end());
@@ -146,11 +146,11 @@ InferResult inferPad(const InferArgs& args) {
     if (cropped < 0) return InferResult::fail("pads crop more than the dim");
     if (b > (int64_t{1} << 40) || e > (int64_t{1} << 40)) return InferResult::fail("pads are too large");
     const bool grows = b > 0 || e > 0;
-    if (*mode != Mode::Constant && grows && cropped == 0)
+    if (*mode != PadMode::Constant && grows && cropped == 0)
       return InferResult::fail("edge and reflect cannot pad an empty dim");
-    if (*mode == Mode::Reflect && (b >= cropped || e >= cropped))
+    if (*mode == PadMode::Reflect && (b >= cropped || e >= cropped))
       return InferResult::fail("reflect pads must be smaller than the (cropped) dim");
-    if (*mode == Mode::Wrap && (b < 0 || e < 0 || b > n || e > n))
+    if (*mode == PadMode::Wrap && (b < 0 || e < 0 || b > n || e > n))
       return InferResult::fail("wrap pads must be in [0, dim] (crops are not modelled)");
     out[i] = cropped + std::max<int64_t>(b, 0) + std::max<int64_t>(e, 0);
   }
@@ -160,7 +160,7 @@ InferResult inferPad(const InferArgs& args) {
 void padKernel(KernelArgs& args) {
   const Tensor& in = *args.inputs[0];
   Tensor& out = args.outputs[0];
-  const Mode mode = *modeOf(args.attrs);
+  const PadMode mode = *modeOf(args.attrs);
   std::string err;
   const bool hasAxes = args.inputs.size() > 3 && args.inputs[3];
   const auto pads = *fullPads(intsOf(*args.inputs[1]), hasAxes ? args.inputs[3] : nullptr, in.type.shape.size(), err);
@@ -178,14 +178,14 @@ void padKernel(KernelArgs& args) {
       const int64_t n = shape[i];
       int64_t k = index[i] - pads[i];
       if (k < 0 || k >= n) {
-        if (mode == Mode::Constant) {
+        if (mode == PadMode::Constant) {
           outside = true;
           break;
         }
-        if (mode == Mode::Edge) k = std::clamp<int64_t>(k, 0, n - 1);
-        if (mode == Mode::Wrap) k = (k % n + n) % n;
+        if (mode == PadMode::Edge) k = std::clamp<int64_t>(k, 0, n - 1);
+        if (mode == PadMode::Wrap) k = (k % n + n) % n;
         // Reflect without repeating the border; loops only for pads inference rejects.
-        while (mode == Mode::Reflect && (k < 0 || k >= n)) k = n == 1 ? 0 : k < 0 ? -k : 2 * (n - 1) - k;
+        while (mode == PadMode::Reflect && (k < 0 || k >= n)) k = n == 1 ? 0 : k < 0 ? -k : 2 * (n - 1) - k;
       }
       off += k * strides[i];
     }

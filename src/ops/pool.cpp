@@ -255,13 +255,13 @@ OpSpec poolSpec(std::string_view name, int version, std::vector<DType> dtypes) {
   s.dtypes = std::move(dtypes);
   s.minRank = 3;
   s.maxRank = 5;
-  s.attrs = {autoPadDomain(), intsDomain("kernel_shape", 1, 5, 1, 3), intsDomain("pads", 0, 3, 2, 6),
-             intsDomain("strides", 1, 3, 1, 3)};
-  s.attrs.push_back(intDomain("ceil_mode", 0, 1));
-  s.attrs.push_back(intsDomain("dilations", 1, 3, 1, 3));
-  if (Kind == Pool::Max) s.attrs.push_back(intDomain("storage_order", 0, 1));
-  if (Kind == Pool::Average) s.attrs.push_back(intDomain("count_include_pad", 0, 1));
-  if (Kind == Pool::Lp) s.attrs.push_back(intDomain("p", 1, 3));
+  s.attrs = {autoPadDomain(), intsAttr("kernel_shape", 1, 5, 1, 3), intsAttr("pads", 0, 3, 2, 6),
+             intsAttr("strides", 1, 3, 1, 3)};
+  s.attrs.push_back(intAttr("ceil_mode", 0, 1));
+  s.attrs.push_back(intsAttr("dilations", 1, 3, 1, 3));
+  if (Kind == Pool::Max) s.attrs.push_back(intAttr("storage_order", 0, 1));
+  if (Kind == Pool::Average) s.attrs.push_back(intAttr("count_include_pad", 0, 1));
+  if (Kind == Pool::Lp) s.attrs.push_back(intAttr("p", 1, 3));
   s.sampleAttrs = samplePoolAttrs<Kind>;
   s.infer = inferPool<Kind>;
   s.reference = poolKernel<Kind>;

@@ -7,12 +7,12 @@
 
 #include <algorithm>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(MaxPool, CeilModeAddsAPartialWindow) {
   const Tensor x = F({1, 1, 5}, {1, 5, 2, 4, 3});

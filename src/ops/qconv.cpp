@@ -19,10 +19,6 @@ using namespace quantsupport;
 
 namespace {
 
-const std::vector<DType> kQuantTypes{DType::UInt8, DType::Int8};
-
-ValueRange quantRange(DType d) { return fullRange(d); }
-
 DType weightType(const OpDraft& d) {
   return d.first().dtype == DType::UInt8 && d.rng->bernoulli(0.4) ? DType::Int8 : d.first().dtype;
 }
@@ -40,14 +36,6 @@ std::string checkWeight(const TensorType& x, const TensorType* w) {
 }
 
 // A parameter: absent (when optional), of the dtype, a scalar or one element, or (perM) [m].
-std::string checkParam(const InferArgs& a, size_t k, DType dtype, int64_t perM, const char* what) {
-  if (k >= a.inputs.size() || !a.inputs[k]) return "";
-  const TensorType& t = *a.inputs[k];
-  if (t.dtype != dtype) return std::string(what) + " has the wrong dtype";
-  if (!(t.rank() == 0 || t.shape == Shape{1} || (perM > 0 && t.shape == Shape{perM}))) return std::string(what) + " has the wrong shape";
-  return "";
-}
-
 double at(const Tensor* t, int64_t i) {
   if (!t) return 0.0;
   return t->data.size() == 1 ? t->data[0] : t->data[static_cast<size_t>(i)];
@@ -85,8 +73,8 @@ InferResult inferConvInteger(const InferArgs& a) {
   if (auto e = checkWeight(x, w); !e.empty()) return InferResult::fail(e);
   auto out = convsupport::convOutput(a.attrs, x.shape, w->shape, err);
   if (!out) return InferResult::fail(err);
-  if (auto e = checkParam(a, 2, x.dtype, 0, "x_zero_point"); !e.empty()) return InferResult::fail(e);
-  if (auto e = checkParam(a, 3, w->dtype, w->shape[0], "w_zero_point"); !e.empty()) return InferResult::fail(e);
+  if (auto e = checkQuantParam(a, 2, x.dtype, 0, "x_zero_point"); !e.empty()) return InferResult::fail(e);
+  if (auto e = checkQuantParam(a, 3, w->dtype, w->shape[0], "w_zero_point"); !e.empty()) return InferResult::fail(e);
   return {{TensorType{DType::Int32, *out}}, {}};
 }
 
@@ -148,7 +136,7 @@ InferResult inferQLinearConv(const InferArgs& a) {
                                       std::tuple{size_t{4}, DType::Float32, m, "w_scale"},
                                       std::tuple{size_t{5}, w.dtype, m, "w_zero_point"},
                                       std::tuple{size_t{6}, DType::Float32, int64_t{0}, "y_scale"}})
-    if (auto e = checkParam(a, k, dtype, perM, what); !e.empty()) return InferResult::fail(e);
+    if (auto e = checkQuantParam(a, k, dtype, perM, what); !e.empty()) return InferResult::fail(e);
   for (size_t k : {1, 4, 6})
     if (const Tensor* c = a.constants[k])
       for (double v : c->data)
@@ -200,13 +188,13 @@ OpSpec qconvSpec(std::string_view name, int minInputs, int maxInputs, uint32_t c
   t.minRank = 3;
   t.maxRank = 5;
   t.constantInputs = constants;
-  t.firstRange = quantRange;
+  t.firstRange = fullRange;
   t.attrs = {autoPadDomain(),
-             intsDomain("dilations", 1, 3, 1, 3),
-             intDomain("group", 1, 4),
-             intsDomain("kernel_shape", 1, 5, 1, 3),
-             intsDomain("pads", 0, 3, 2, 6),
-             intsDomain("strides", 1, 3, 1, 3)};
+             intsAttr("dilations", 1, 3, 1, 3),
+             intAttr("group", 1, 4),
+             intsAttr("kernel_shape", 1, 5, 1, 3),
+             intsAttr("pads", 0, 3, 2, 6),
+             intsAttr("strides", 1, 3, 1, 3)};
   t.sampleAttrs = convsupport::sampleConvAttrs;
   return t;
 }

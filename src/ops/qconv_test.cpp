@@ -1,12 +1,12 @@
 // qconv_test.cpp - ConvInteger (zero points per tensor and per output channel, int32
 // sums) and QLinearConv (bias, per-channel scales, requantization and its instability),
 // both on Conv's geometry.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(ConvInteger, SubtractsZeroPoints) {
   const Tensor x = T(DType::UInt8, {1, 1, 3}, {10, 20, 30});

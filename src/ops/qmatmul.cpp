@@ -18,10 +18,6 @@ using namespace quantsupport;
 
 namespace {
 
-const std::vector<DType> kQuantTypes{DType::UInt8, DType::Int8};
-
-ValueRange quantRange(DType d) { return fullRange(d); }
-
 // B: K x N, dtype from A's.
 InputPattern rightOperand(const OpDraft& d) {
   const TensorType& a = d.first();
@@ -52,16 +48,6 @@ std::string checkOperands(const TensorType& a, const TensorType* b) {
 }
 
 // A zero point (or scale) operand: present, of the dtype, scalar or (when allowed) 1-D of len.
-std::string checkParam(const InferArgs& a, size_t k, DType dtype, int64_t len, const char* what) {
-  if (k >= a.inputs.size() || !a.inputs[k]) return "";
-  const TensorType& t = *a.inputs[k];
-  if (t.dtype != dtype) return std::string(what) + " has the wrong dtype";
-  // A scalar or one element stands for the whole tensor; len > 0 also allows one per row/column.
-  if (!(t.rank() == 0 || t.shape == Shape{1} || (len > 0 && t.shape == Shape{len})))
-    return std::string(what) + " has the wrong shape";
-  return "";
-}
-
 double paramAt(const KernelArgs& a, size_t k, int64_t i) {
   if (k >= a.inputs.size() || !a.inputs[k]) return 0.0;
   const Tensor& t = *a.inputs[k];
@@ -88,8 +74,8 @@ InferResult inferMatMulInteger(const InferArgs& a) {
   const TensorType& x = *a.inputs[0];
   const TensorType* b = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
   if (auto e = checkOperands(x, b); !e.empty()) return InferResult::fail(e);
-  if (auto e = checkParam(a, 2, x.dtype, 0, "a_zero_point"); !e.empty()) return InferResult::fail(e);
-  if (auto e = checkParam(a, 3, b->dtype, b->shape[1], "b_zero_point"); !e.empty()) return InferResult::fail(e);
+  if (auto e = checkQuantParam(a, 2, x.dtype, 0, "a_zero_point"); !e.empty()) return InferResult::fail(e);
+  if (auto e = checkQuantParam(a, 3, b->dtype, b->shape[1], "b_zero_point"); !e.empty()) return InferResult::fail(e);
   return {{TensorType{DType::Int32, {x.shape[0], b->shape[1]}}}, {}};
 }
 
@@ -130,11 +116,11 @@ InferResult inferQLinearMatMul(const InferArgs& a) {
   const TensorType& b = *a.inputs[3];
   if (auto e = checkOperands(x, &b); !e.empty()) return InferResult::fail(e);
   for (size_t k : {1, 4, 6}) {
-    if (auto e = checkParam(a, k, DType::Float32, 0, "a scale"); !e.empty()) return InferResult::fail(e);
+    if (auto e = checkQuantParam(a, k, DType::Float32, 0, "a scale"); !e.empty()) return InferResult::fail(e);
     if (a.constants[k] && !(a.constants[k]->data[0] > 0)) return InferResult::fail("scales must be positive");
   }
-  if (auto e = checkParam(a, 2, x.dtype, 0, "a_zero_point"); !e.empty()) return InferResult::fail(e);
-  if (auto e = checkParam(a, 5, b.dtype, 0, "b_zero_point"); !e.empty()) return InferResult::fail(e);
+  if (auto e = checkQuantParam(a, 2, x.dtype, 0, "a_zero_point"); !e.empty()) return InferResult::fail(e);
+  if (auto e = checkQuantParam(a, 5, b.dtype, 0, "b_zero_point"); !e.empty()) return InferResult::fail(e);
   if (!isQuantType(a.inputs[7]->dtype) || a.inputs[7]->numel() != 1 || a.inputs[7]->rank() > 1)
     return InferResult::fail("y_zero_point must be an int8/uint8 scalar");
   return {{TensorType{a.inputs[7]->dtype, {x.shape[0], b.shape[1]}}}, {}};
@@ -177,7 +163,7 @@ OpSpec qmatmulSpec(std::string_view name, int inputs, uint32_t constants) {
   t.dtypes = kQuantTypes;
   t.minRank = t.maxRank = 2;
   t.constantInputs = constants;
-  t.firstRange = quantRange;
+  t.firstRange = fullRange;
   return t;
 }
 

@@ -1,12 +1,12 @@
 // qmatmul_test.cpp - MatMulInteger (zero points per tensor and per column, exact int32
 // products past the int16 range) and QLinearMatMul (requantization, saturation, the
 // .5 instability, one-element parameter tensors).
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(MatMulInteger, ZeroPointsAndExactProducts) {
   const Tensor a = T(DType::UInt8, {1, 2}, {255, 255});

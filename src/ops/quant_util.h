@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "ops/common.h"
 
@@ -18,6 +20,20 @@ inline double qmax(DType d) { return d == DType::Int8 ? 127.0 : 255.0; }
 
 /// The full range of a quantized type: quantized data uses all of it.
 inline ValueRange fullRange(DType d) { return {qmin(d), qmax(d), 0.0}; }
+
+/// The dtypes of quantized data.
+inline const std::vector<DType> kQuantTypes{DType::UInt8, DType::Int8};
+
+/// An error when quantization parameter k (scale or zero point) is present with another
+/// dtype, or is not a scalar, [1] or (perLen > 0) one per row/channel [perLen]; "" if fine.
+inline std::string checkQuantParam(const InferArgs& a, size_t k, DType dtype, int64_t perLen, const char* what) {
+  if (k >= a.inputs.size() || !a.inputs[k]) return "";
+  const TensorType& t = *a.inputs[k];
+  if (t.dtype != dtype) return std::string(what) + " has the wrong dtype";
+  if (!(t.rank() == 0 || t.shape == Shape{1} || (perLen > 0 && t.shape == Shape{perLen})))
+    return std::string(what) + " has the wrong shape";
+  return "";
+}
 
 /// saturate(round_half_to_even(x) + zeroPoint) into the range of `to`.
 inline double requantize(double x, double zeroPoint, DType to) {

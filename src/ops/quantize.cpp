@@ -138,8 +138,6 @@ void dequantizeKernel(KernelArgs& a) {
   forEachQuantized(a, [&](size_t i, double scale, double zp) { a.outputs[0].data[i] = (a.inputs[0]->data[i] - zp) * scale; });
 }
 
-ValueRange quantRange(DType d) { return fullRange(d); }
-
 // ---- DynamicQuantizeLinear ----
 
 struct DynamicParams {
@@ -202,7 +200,7 @@ OpSpec quantSpec(std::string_view name, std::vector<DType> dtypes, InputPattern 
   t.maxInputs = 3;
   t.dtypes = std::move(dtypes);
   t.constantInputs = 0b110;
-  t.attrs = {intDomain("axis", -5, 4)};
+  t.attrs = {intAttr("axis", -5, 4)};
   t.sampleAttrs = sampleAxis;
   t.nextInput = next;
   t.infer = infer;
@@ -224,7 +222,7 @@ const OpSpec& opQuantizeLinear() {
 const OpSpec& opDequantizeLinear() {
   static const OpSpec s = [] {
     OpSpec t = quantSpec("DequantizeLinear", {DType::Int8, DType::UInt8}, dequantizeOperand, inferDequantize, dequantizeKernel);
-    t.firstRange = quantRange;
+    t.firstRange = fullRange;
     return t;
   }();
   return s;

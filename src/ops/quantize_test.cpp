@@ -1,12 +1,12 @@
 // quantize_test.cpp - QuantizeLinear/DequantizeLinear (per-tensor and per-axis, rounding
 // half to even, saturation, default uint8, instability at .5) and DynamicQuantizeLinear
 // (scale and zero point from the data's range).
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Tensor scalar(DType d, double v) { return T(d, {}, {v}); }
 

@@ -448,12 +448,12 @@ OpSpec recurrentSpec(std::string_view name) {
   t.attrs = {{"activation_alpha", AttrKind::Floats, 0.1, 1.0, 1, 6, {}},
              {"activation_beta", AttrKind::Floats, 0.2, 0.8, 1, 6, {}},
              {"activations", AttrKind::Strings, 0, 0, shapeOf(C).activations, 2 * shapeOf(C).activations, names},
-             floatDomain("clip", 0.5, 3.0),
+             floatAttr("clip", 0.5, 3.0),
              {"direction", AttrKind::String, 0, 0, 0, 0, {"forward", "reverse", "bidirectional"}},
-             intDomain("hidden_size", 1, 4),
-             intDomain("layout", 0, 1)};
-  if (C == Cell::Gru) t.attrs.push_back(intDomain("linear_before_reset", 0, 1));
-  if (C == Cell::Lstm) t.attrs.push_back(intDomain("input_forget", 0, 1));
+             intAttr("hidden_size", 1, 4),
+             intAttr("layout", 0, 1)};
+  if (C == Cell::Gru) t.attrs.push_back(intAttr("linear_before_reset", 0, 1));
+  if (C == Cell::Lstm) t.attrs.push_back(intAttr("input_forget", 0, 1));
   t.sampleAttrs = sampleRecurrent<C>;
   t.nextInput = recurrentOperand<C>;
   t.infer = inferRecurrent<C>;

@@ -2,25 +2,18 @@
 // lengths, initial states, layout 1), inference rejections and the unstable inputs.
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes hidden(int64_t h, const std::function<void(Attributes&)>& more = [](Attributes&) {}) {
   return A([&](Attributes& a) {
     a.setInt("hidden_size", h);
     more(a);
   });
-}
-
-std::vector<Tensor> runAll(const std::string& op, const std::vector<const Tensor*>& in, const Attributes& attrs) {
-  InferResult r = inferOp(op, in, attrs);
-  EXPECT_TRUE(r.ok()) << r.error;
-  if (!r.ok()) return {};
-  return evaluate(*findOp(op), in, attrs, r.types);
 }
 
 TEST(RNN, StepsForwardReverseAndStopsAtTheSequenceLength) {

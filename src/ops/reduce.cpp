@@ -27,14 +27,14 @@ const std::vector<DType> kReduceMinMaxTypes{DType::Float32, DType::Float64, DTyp
                                             DType::Int64,   DType::Int8,    DType::UInt8};
 
 // Which dims a node reduces and the result shape.
-struct Plan {
+struct ReducePlan {
   std::vector<bool> reduced;
   bool keepdims = true;
   bool identity = false;  // ReduceSum with noop_with_empty_axes and no axes
   Shape out;
 };
 
-bool makePlan(const InferArgs& a, bool axesInput, Plan& p, std::string& err) {
+bool makePlan(const InferArgs& a, bool axesInput, ReducePlan& p, std::string& err) {
   err = axesInput ? unknownAttr(a.attrs, {"keepdims", "noop_with_empty_axes"}) : unknownAttr(a.attrs, {"axes", "keepdims"});
   if (!err.empty()) return false;
   int64_t keep = 1, noop = 0;
@@ -75,7 +75,7 @@ bool makePlan(const InferArgs& a, bool axesInput, Plan& p, std::string& err) {
 
 template <bool AxesInput>
 InferResult inferReduce(const InferArgs& a) {
-  Plan p;
+  ReducePlan p;
   std::string err;
   if (!makePlan(a, AxesInput, p, err)) return InferResult::fail(err);
   return {{TensorType{a.inputs[0]->dtype, p.out}}, {}};
@@ -105,7 +105,7 @@ InputPattern nextReduceSumInput(const OpDraft& d) {
 
 // Reduces input 0 into output 0 as `plan` says.
 template <Kind K>
-void reduceInto(const Tensor& x, const Plan& plan, Tensor& y) {
+void reduceInto(const Tensor& x, const ReducePlan& plan, Tensor& y) {
   if (plan.identity) {
     y.data = x.data;
     return;
@@ -166,7 +166,7 @@ void reduceKernel(KernelArgs& a) {
   std::vector<const TensorType*> types;
   for (const Tensor* t : a.inputs) types.push_back(t ? &t->type : nullptr);
   InferArgs args{types, a.inputs, a.attrs};
-  Plan p;
+  ReducePlan p;
   std::string err;
   makePlan(args, AxesInput, p, err);
   reduceInto<K>(*a.inputs[0], p, a.outputs[0]);
@@ -179,7 +179,7 @@ bool prodUnstable(const KernelArgs& a) {
   std::vector<const TensorType*> types{&a.inputs[0]->type};
   std::vector<const Tensor*> constants{nullptr};
   InferArgs args{types, constants, a.attrs};
-  Plan p;
+  ReducePlan p;
   std::string err;
   if (!makePlan(args, false, p, err)) return false;
   Tensor exact(TensorType{DType::Float64, p.out});
@@ -199,7 +199,7 @@ OpSpec reduceSpec(std::string_view name, std::vector<DType> dtypes) {
   s.dtypes = std::move(dtypes);
   s.minRank = 0;
   s.maxRank = 5;
-  s.attrs = {intsDomain("axes", -5, 4, 1, 5), intDomain("keepdims", 0, 1)};
+  s.attrs = {intsAttr("axes", -5, 4, 1, 5), intAttr("keepdims", 0, 1)};
   s.sampleAttrs = sampleAxesAttr;
   s.infer = inferReduce<false>;
   s.reference = reduceKernel<K, false>;
@@ -218,7 +218,7 @@ const OpSpec& opReduceSum() {
     OpSpec s = reduceSpec<Kind::Sum>("ReduceSum", kReduceTypes);
     s.maxInputs = 2;
     s.constantInputs = 0b10;
-    s.attrs = {intDomain("keepdims", 0, 1), intDomain("noop_with_empty_axes", 0, 1)};
+    s.attrs = {intAttr("keepdims", 0, 1), intAttr("noop_with_empty_axes", 0, 1)};
     s.sampleAttrs = sampleReduceSumAttrs;
     s.nextInput = nextReduceSumInput;
     s.infer = inferReduce<true>;

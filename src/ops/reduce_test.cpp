@@ -4,12 +4,12 @@
 #include <cmath>
 #include <set>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 const Tensor kOneToSix = F({2, 3}, {1, 2, 3, 4, 5, 6});
 

@@ -1,11 +1,11 @@
 // reshape_test.cpp - hand-computed cases for the data-preserving shape ops: Reshape,
 // Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Expand, Tile.
-#include "ops/shape_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace shapetest;
+using namespace optest;
 using Ints = std::vector<int64_t>;
 
 TEST(Reshape, ZeroCopiesAndMinusOneInfers) {

@@ -38,7 +38,7 @@ using namespace shapeops;
 
 namespace {
 
-enum class Mode { Nearest, Linear, Cubic };
+enum class ResizeMode { Nearest, Linear, Cubic };
 enum class Ctm { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNearest, TfCropAndResize,
                  HalfPixelSymmetric };
 enum class Keep { Stretch, NotLarger, NotSmaller };
@@ -67,7 +67,7 @@ struct Axis {
 };
 
 struct Config {
-  Mode mode = Mode::Nearest;
+  ResizeMode mode = ResizeMode::Nearest;
   Ctm ctm = Ctm::HalfPixel;
   Rounding rounding = Rounding::PreferFloor;
   double cubicA = -0.75, extrapolation = 0;
@@ -88,7 +88,7 @@ std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape&
   if (attrs.hasWrongKind<int64_t>("exclude_outside")) return std::string("exclude_outside must be an int");
   if (attrs.hasWrongKind<int64_t>("antialias")) return std::string("antialias must be an int");
   Config c;
-  auto mode = parse<Mode>(attrs, "mode", kModes);
+  auto mode = parse<ResizeMode>(attrs, "mode", kModes);
   auto ctm = parse<Ctm>(attrs, "coordinate_transformation_mode", kCtms);
   auto rounding = parse<Rounding>(attrs, "nearest_mode", kRoundings);
   const auto keep = parse<Keep>(attrs, "keep_aspect_ratio_policy", kKeeps);
@@ -104,8 +104,8 @@ std::variant<Config, std::string> configOf(const Attributes& attrs, const Shape&
   c.excludeOutside = exclude == 1;
   const int64_t antialias = attrs.getInt("antialias", 0);
   if (antialias != 0 && antialias != 1) return std::string("antialias must be 0 or 1");
-  c.antialias = antialias == 1 && c.mode != Mode::Nearest;
-  if (antialias == 1 && c.mode == Mode::Nearest) return std::string("antialias with nearest is not defined");
+  c.antialias = antialias == 1 && c.mode != ResizeMode::Nearest;
+  if (antialias == 1 && c.mode == ResizeMode::Nearest) return std::string("antialias with nearest is not defined");
 
   const size_t r = x.size();
   // The dims the operands speak of, and where each dim's values sit in them (-1: none).
@@ -224,14 +224,14 @@ double cubicWeight(double x, double A) {
 // and the weights are renormalised (onnx.reference's formula); taps base+start.. on.
 void antialiasTaps(const Config& c, const Axis& a, double base, double ratio, Taps& t) {
   const double s = std::min(a.scale, 1.0);
-  const double support = c.mode == Mode::Cubic ? 2 : 1;
+  const double support = c.mode == ResizeMode::Cubic ? 2 : 1;
   const auto start = static_cast<int64_t>(std::floor(-support / s) + 1);
   t.first = static_cast<int64_t>(base) + start;
   t.w.assign(static_cast<size_t>(2 - 2 * start), 0.0);
   double sum = 0;
   for (size_t j = 0; j < t.w.size(); ++j) {
     const double x = s * (static_cast<double>(start + static_cast<int64_t>(j)) - ratio);
-    t.w[j] = c.mode == Mode::Cubic ? cubicWeight(x, c.cubicA) : std::clamp(1 - std::abs(x), 0.0, 1.0);
+    t.w[j] = c.mode == ResizeMode::Cubic ? cubicWeight(x, c.cubicA) : std::clamp(1 - std::abs(x), 0.0, 1.0);
     sum += t.w[j];
   }
   for (double& w : t.w) w /= sum;
@@ -261,7 +261,7 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
     return t;
   }
   switch (c.mode) {
-    case Mode::Nearest: {
+    case ResizeMode::Nearest: {
       t.w.assign(2, 0.0);
       bool up = true;  // an integer coordinate (ratio 1) takes itself
       if (ratio < 1) {
@@ -276,10 +276,10 @@ Taps tapsOf(const Config& c, const Axis& a, int64_t x) {
       t.w[1] = up ? 1 : 0;
       break;
     }
-    case Mode::Linear:
+    case ResizeMode::Linear:
       t.w = {1 - ratio, ratio};
       break;
-    case Mode::Cubic: {
+    case ResizeMode::Cubic: {
       const double A = c.cubicA, r = ratio, s = 1 - ratio;
       t.w.assign(4, 0.0);
       t.first -= 1;
@@ -373,19 +373,19 @@ bool scaledDim(size_t i, size_t rank) { return rank <= 2 || i >= 2; }
 
 void resizeAttrs(OpDraft& d) {
   Rng& rng = *d.rng;
-  Mode mode = Mode::Nearest;
+  ResizeMode mode = ResizeMode::Nearest;
   const double u = rng.uniformReal(0, 1);
   // Integer data is only resized by nearest: interpolated integers round differently.
-  if (isFloat(d.first().dtype) && u >= 0.4) mode = u < 0.7 ? Mode::Linear : Mode::Cubic;
-  if (mode != Mode::Nearest || rng.bernoulli(0.6)) d.attrs.setString("mode", kModes[static_cast<int>(mode)]);
+  if (isFloat(d.first().dtype) && u >= 0.4) mode = u < 0.7 ? ResizeMode::Linear : ResizeMode::Cubic;
+  if (mode != ResizeMode::Nearest || rng.bernoulli(0.6)) d.attrs.setString("mode", kModes[static_cast<int>(mode)]);
   std::vector<Ctm> ctms{Ctm::HalfPixel, Ctm::PytorchHalfPixel, Ctm::AlignCorners, Ctm::Asymmetric, Ctm::TfCropAndResize};
-  if (mode == Mode::Nearest) ctms.push_back(Ctm::TfHalfPixelForNearest);
+  if (mode == ResizeMode::Nearest) ctms.push_back(Ctm::TfHalfPixelForNearest);
   Ctm ctm = rng.bernoulli(0.2) ? Ctm::HalfPixel : rng.pick(ctms);
   if (ctm == Ctm::HalfPixel && rng.bernoulli(0.1)) ctm = Ctm::HalfPixelSymmetric;  // opset 19 on
   if (ctm != Ctm::HalfPixel || rng.bernoulli(0.5))
     d.attrs.setString("coordinate_transformation_mode", kCtms[static_cast<int>(ctm)]);
-  if (mode == Mode::Nearest && rng.bernoulli(0.7)) d.attrs.setString("nearest_mode", kRoundings[rng.uniformInt(0, 3)]);
-  if (mode == Mode::Cubic) {
+  if (mode == ResizeMode::Nearest && rng.bernoulli(0.7)) d.attrs.setString("nearest_mode", kRoundings[rng.uniformInt(0, 3)]);
+  if (mode == ResizeMode::Cubic) {
     const double a = rng.uniformReal(0, 1);
     if (a < 0.25) d.attrs.setFloat("cubic_coeff_a", -0.5);
     else if (a < 0.4) d.attrs.setFloat("cubic_coeff_a", -0.75);
@@ -393,7 +393,7 @@ void resizeAttrs(OpDraft& d) {
   }
   // exclude_outside changes nothing for linear (edge clamping gives the same) and would
   // zero every weight of an outside nearest tap, so it goes with cubic.
-  if (mode == Mode::Cubic && rng.bernoulli(0.5)) d.attrs.setInt("exclude_outside", rng.bernoulli(0.7) ? 1 : 0);
+  if (mode == ResizeMode::Cubic && rng.bernoulli(0.5)) d.attrs.setInt("exclude_outside", rng.bernoulli(0.7) ? 1 : 0);
   // Integer results: an integral value in range, as implementations cast it differently.
   if (ctm == Ctm::TfCropAndResize && rng.bernoulli(0.5)) {
     const ValueRange r = defaultRange(d.first().dtype);
@@ -466,18 +466,18 @@ float pickScale(Rng& rng, int64_t in, int64_t& out, int64_t least, int64_t most,
 // roi, scales and sizes depend on each other but nextInput sees no earlier contents, so
 // every call draws the whole plan from a copy of the generator's Rng (instantiateOp draws
 // nothing between constant or omitted operands, see slice.cpp); the last call advances it.
-struct Plan {
+struct ResizePlan {
   bool useScales = true;
   Tensor roi, scales;
   std::vector<int64_t> sizes;
 };
 
-Plan drawPlan(Rng& rng, const OpDraft& d) {
+ResizePlan drawPlan(Rng& rng, const OpDraft& d) {
   const Ctm ctm = parse<Ctm>(d.attrs, "coordinate_transformation_mode", kCtms).value_or(Ctm::HalfPixel);
-  const Mode mode = parse<Mode>(d.attrs, "mode", kModes).value_or(Mode::Nearest);
+  const ResizeMode mode = parse<ResizeMode>(d.attrs, "mode", kModes).value_or(ResizeMode::Nearest);
   const Shape& x = d.first().shape;
   const size_t r = x.size();
-  Plan p;
+  ResizePlan p;
   p.useScales = d.arity == 3 || rng.bernoulli(0.5);
   if (d.attrs.getString("keep_aspect_ratio_policy", "stretch") != "stretch") p.useScales = false;
   // With axes, the operands hold values for those dims only, in their order.
@@ -497,7 +497,7 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
     const int64_t most = std::max<int64_t>(1, std::min(maxResultDim(*d.limits), 3 * in));
     // A length-1 result under pytorch_half_pixel is read differently by the reference
     // and ONNX Runtime for cubic.
-    const int64_t least = ctm == Ctm::PytorchHalfPixel && mode == Mode::Cubic && in > 1 ? 2 : 1;
+    const int64_t least = ctm == Ctm::PytorchHalfPixel && mode == ResizeMode::Cubic && in > 1 ? 2 : 1;
     int64_t out = rng.bernoulli(0.2) ? in : rng.uniformInt(1, most);
     out = std::max(out, least);
     const float scale = pickScale(rng, in, out, least, most, needExact);
@@ -550,7 +550,7 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
 InputPattern resizeNext(const OpDraft& d) {
   const size_t i = d.inputTypes.size();
   Rng local = *d.rng;
-  const Plan p = drawPlan(local, d);
+  const ResizePlan p = drawPlan(local, d);
   if (static_cast<int>(i) == d.arity - 1) *d.rng = local;
   const Ctm ctm = parse<Ctm>(d.attrs, "coordinate_transformation_mode", kCtms).value_or(Ctm::HalfPixel);
   switch (i) {
@@ -565,7 +565,7 @@ InputPattern resizeNext(const OpDraft& d) {
 // them exactly: dyadic slopes and offsets (power-of-two scales) keep float math exact.
 bool resizeUnstable(const KernelArgs& args) {
   const Config c = std::get<Config>(configOf(args.attrs, args.inputs[0]->type.shape, args.inputs));
-  if (c.mode != Mode::Nearest && c.ctm != Ctm::TfCropAndResize) return false;
+  if (c.mode != ResizeMode::Nearest && c.ctm != Ctm::TfCropAndResize) return false;
   for (const Axis& a : c.axes) {
     if (a.skip) continue;
     const double in1 = static_cast<double>(a.in - 1);
@@ -593,7 +593,7 @@ bool resizeUnstable(const KernelArgs& args) {
         if (edge < 1e-4 && !(exact && edge == 0)) return true;
         if (outside) continue;
       }
-      if (c.mode != Mode::Nearest) continue;
+      if (c.mode != ResizeMode::Nearest) continue;
       const bool atIntegers = c.rounding == Rounding::Floor || c.rounding == Rounding::Ceil;
       const double dist = distanceToInteger(atIntegers ? src : src - 0.5);
       if (dist < 1e-4 && !(exact && dist == 0)) return true;

@@ -1,12 +1,12 @@
 // resize_test.cpp - hand-computed Resize cases: each coordinate transformation, nearest
 // rounding at ties, linear and cubic weights, exclude_outside, tf_crop_and_resize with
 // extrapolation, output sizes from scales, validity and the instability check.
-#include "ops/shape_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace shapetest;
+using namespace optest;
 
 Attributes modes(const char* mode, const char* ctm, const char* nearest = "round_prefer_floor") {
   return attrsOf({{"mode", std::string(mode)},

@@ -81,7 +81,7 @@ const OpSpec& opReverseSequence() {
     t.minInputs = t.maxInputs = 2;
     t.dtypes = kAllTypes;
     t.minRank = 2;
-    t.attrs = {intDomain("batch_axis", 0, 1), intDomain("time_axis", 0, 1)};
+    t.attrs = {intAttr("batch_axis", 0, 1), intAttr("time_axis", 0, 1)};
     t.sampleAttrs = sampleReverse;
     t.nextInput = reverseLens;
     t.infer = inferReverse;

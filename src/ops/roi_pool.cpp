@@ -353,10 +353,10 @@ const OpSpec& opRoiAlign() {
     t.constantInputs = 0b110;
     t.attrs = {{"coordinate_transformation_mode", AttrKind::String, 0, 0, 0, 0, {"half_pixel", "output_half_pixel"}},
                {"mode", AttrKind::String, 0, 0, 0, 0, {"avg", "max"}},
-               intDomain("output_height", 1, 3),
-               intDomain("output_width", 1, 3),
-               intDomain("sampling_ratio", 0, 3),
-               floatDomain("spatial_scale", 0.25, 2.0)};
+               intAttr("output_height", 1, 3),
+               intAttr("output_width", 1, 3),
+               intAttr("sampling_ratio", 0, 3),
+               floatAttr("spatial_scale", 0.25, 2.0)};
     t.sampleAttrs = sampleAlignAttrs;
     t.nextInput = alignOperand;
     t.infer = inferRoiAlign;
@@ -376,7 +376,7 @@ const OpSpec& opMaxRoiPool() {
     t.dtypes = kFloatTypes;
     t.minRank = t.maxRank = 4;
     t.constantInputs = 0b10;
-    t.attrs = {intsDomain("pooled_shape", 1, 3, 2, 2), floatDomain("spatial_scale", 0.25, 2.0)};
+    t.attrs = {intsAttr("pooled_shape", 1, 3, 2, 2), floatAttr("spatial_scale", 0.25, 2.0)};
     t.sampleAttrs = samplePoolAttrs;
     t.nextInput = poolRois;
     t.infer = inferMaxRoiPool;

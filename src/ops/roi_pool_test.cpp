@@ -1,11 +1,11 @@
 // roi_pool_test.cpp - RoiAlign (avg/max, both coordinate modes, samples off the map,
 // batch indices) and MaxRoiPool (bins, empty bins), rejections and unstable regions.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Attributes align(const std::string& mode, const std::string& ctm, int64_t ratio) {
   return A([&](Attributes& a) {

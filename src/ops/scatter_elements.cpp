@@ -56,7 +56,7 @@ InputPattern scatterOperand(const OpDraft& d) {
     const int64_t n = data[axis], len = shape[axis];
     Tensor t(TensorType{rng.bernoulli(0.5) ? DType::Int32 : DType::Int64, shape});
     // Line by line along the axis: distinct positions (a permutation prefix), some negative.
-    const int64_t inner = shapeops::product(shape, axis + 1, shape.size());
+    const int64_t inner = product(shape, axis + 1, shape.size());
     const int64_t outer = t.numel() / (len * inner);
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t in = 0; in < inner; ++in) {
@@ -129,7 +129,7 @@ const OpSpec& opScatterElements() {
     t.dtypes = kAllTypes;
     t.minRank = 1;
     t.constantInputs = 0b010;
-    t.attrs = {intDomain("axis", -5, 4), shapeops::stringAttr("reduction", kReductions)};
+    t.attrs = {intAttr("axis", -5, 4), stringAttr("reduction", kReductions)};
     t.sampleAttrs = sampleScatter;
     t.nextInput = scatterOperand;
     t.infer = inferScatter;

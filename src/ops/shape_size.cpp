@@ -59,7 +59,7 @@ const OpSpec& opShape() {
   static const OpSpec s = [] {
     OpSpec t = unarySpec("Shape", 15, kAllTypes, shapeKernel);
     t.minRank = 1;  // a scalar's shape is empty, and the generator never makes empty values
-    t.attrs = {intDomain("start", -6, 5), intDomain("end", -6, 8)};
+    t.attrs = {intAttr("start", -6, 5), intAttr("end", -6, 8)};
     t.sampleAttrs = sampleShapeAttrs;
     t.infer = inferShape;
     return t;

@@ -82,35 +82,6 @@ inline Tensor indexTensor(DType dtype, const std::vector<int64_t>& values) {
 /// A 0-D int64 tensor.
 inline Tensor int64Scalar(int64_t v) { return Tensor(TensorType{DType::Int64, {}}, {static_cast<double>(v)}); }
 
-/// Attribute domains for the blind generators (named fields avoid partial aggregates).
-inline AttrSpec intAttr(std::string_view name, double lo, double hi) {
-  AttrSpec a;
-  a.name = name;
-  a.kind = AttrKind::Int;
-  a.lo = lo;
-  a.hi = hi;
-  return a;
-}
-inline AttrSpec floatAttr(std::string_view name, double lo, double hi) {
-  AttrSpec a = intAttr(name, lo, hi);
-  a.kind = AttrKind::Float;
-  return a;
-}
-inline AttrSpec intsAttr(std::string_view name, double lo, double hi, int minLen, int maxLen) {
-  AttrSpec a = intAttr(name, lo, hi);
-  a.kind = AttrKind::Ints;
-  a.minLen = minLen;
-  a.maxLen = maxLen;
-  return a;
-}
-inline AttrSpec stringAttr(std::string_view name, std::vector<std::string_view> choices) {
-  AttrSpec a;
-  a.name = name;
-  a.kind = AttrKind::String;
-  a.choices = std::move(choices);
-  return a;
-}
-
 /// A random permutation of 0..n-1.
 inline std::vector<int64_t> randomPermutation(Rng& rng, int n) {
   std::vector<int64_t> p(static_cast<size_t>(n));
@@ -121,13 +92,6 @@ inline std::vector<int64_t> randomPermutation(Rng& rng, int n) {
 
 /// An axis in [0, rank) written either way: as is or in its negative form.
 inline int64_t maybeNegative(Rng& rng, int64_t axis, int rank) { return rng.bernoulli(0.3) ? axis - rank : axis; }
-
-/// Product of dims [from, to).
-inline int64_t product(const Shape& s, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to; ++i) p *= s[i];
-  return p;
-}
 
 /// The largest dim a growing op may give (see the generation rules).
 inline int64_t maxResultDim(const Limits& limits) { return 4 * limits.maxDim; }

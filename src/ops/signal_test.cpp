@@ -3,12 +3,12 @@
 // (frame count, window, the forms ONNX's shape inference gets wrong) and MelWeightMatrix.
 #include <cmath>
 
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Tensor i64(double v) { return T(DType::Int64, {}, {v}); }
 

@@ -20,7 +20,7 @@ using namespace shapeops;
 
 namespace {
 
-struct Plan {
+struct SlicePlan {
   DType tind = DType::Int64;
   bool giveAxes = false, giveSteps = false;
   std::vector<int64_t> starts, ends, axes, steps;
@@ -44,8 +44,8 @@ int64_t farBelow(Rng& rng, DType t, int64_t n, int64_t extra) {
   return typeMin(t);
 }
 
-Plan drawPlan(Rng& rng, const OpDraft& d) {
-  Plan p;
+SlicePlan drawPlan(Rng& rng, const OpDraft& d) {
+  SlicePlan p;
   const Shape& in = d.first().shape;
   const int r = d.first().rank();
   p.tind = rng.bernoulli(0.3) ? DType::Int32 : DType::Int64;
@@ -90,7 +90,7 @@ Plan drawPlan(Rng& rng, const OpDraft& d) {
 InputPattern sliceNext(const OpDraft& d) {
   const size_t i = d.inputTypes.size();
   Rng local = *d.rng;
-  const Plan p = drawPlan(local, d);
+  const SlicePlan p = drawPlan(local, d);
   if (static_cast<int>(i) == d.arity - 1) *d.rng = local;
   switch (i) {
     case 1: return InputPattern::constantTensor(indexTensor(p.tind, p.starts));

@@ -1,12 +1,12 @@
 // slice_pad_test.cpp - hand-computed cases for Slice (clamping, negative steps, huge
 // bounds), Pad (modes, negative pads), Gather, GatherElements, DepthToSpace and
 // SpaceToDepth.
-#include "ops/shape_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace shapetest;
+using namespace optest;
 using Ints = std::vector<int64_t>;
 
 TEST(Slice, NegativeStartAndHugeEnd) {

@@ -98,7 +98,7 @@ OpSpec axisSpec(std::string_view name, void (*kernel)(KernelArgs&)) {
   s.dtypes = kFloatTypes;
   s.minRank = 1;
   s.maxRank = 5;
-  s.attrs = {intDomain("axis", -5, 4)};
+  s.attrs = {intAttr("axis", -5, 4)};
   s.sampleAttrs = sampleSoftmaxAttrs;
   s.infer = inferSoftmax;
   s.reference = kernel;

@@ -178,7 +178,7 @@ const OpSpec& opEyeLike() {
     t.sinceVersion = 9;
     t.dtypes = kEyeTypes;
     t.minRank = t.maxRank = 2;
-    t.attrs = {intDomain("k", -5, 5), intDomain("dtype", 1, 11)};
+    t.attrs = {intAttr("k", -5, 5), intAttr("dtype", 1, 11)};
     t.sampleAttrs = sampleEyeLike;
     t.infer = inferEyeLike;
     t.reference = eyeLikeKernel;

@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "ops/instantiate.h"
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 const Tensor kCube = F({2, 3, 4}, std::vector<double>(24, 1.0));
 

@@ -167,13 +167,13 @@ const OpSpec& opTfIdfVectorizer() {
     t.minRank = 1;
     t.maxRank = 2;
     t.firstRange = tokenRange;
-    t.attrs = {intDomain("max_gram_length", 1, 3),
-               intDomain("max_skip_count", 0, 2),
-               intDomain("min_gram_length", 1, 2),
+    t.attrs = {intAttr("max_gram_length", 1, 3),
+               intAttr("max_skip_count", 0, 2),
+               intAttr("min_gram_length", 1, 2),
                {"mode", AttrKind::String, 0, 0, 0, 0, {"TF", "IDF", "TFIDF"}},
-               intsDomain("ngram_counts", 0, 4, 1, 3),
-               intsDomain("ngram_indexes", 0, 4, 1, 5),
-               intsDomain("pool_int64s", 0, 3, 1, 8),
+               intsAttr("ngram_counts", 0, 4, 1, 3),
+               intsAttr("ngram_indexes", 0, 4, 1, 5),
+               intsAttr("pool_int64s", 0, 3, 1, 8),
                {"weights", AttrKind::Floats, 0.1, 2.0, 1, 5, {}}};
     t.sampleAttrs = sampleTfIdf;
     t.infer = inferTfIdf;

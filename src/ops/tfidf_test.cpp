@@ -1,11 +1,11 @@
 // tfidf_test.cpp - TfIdfVectorizer: unigrams and bigrams, skips, min_gram_length, the three
 // modes, rows, column mapping, and the forms refused.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 // Pool: unigrams 1 and 2, bigram (1, 2).
 Attributes tfidf(const std::string& mode, int64_t minLen, int64_t skips, std::vector<int64_t> indexes = {0, 1, 2},

@@ -112,7 +112,7 @@ const OpSpec& opTopK() {
     t.dtypes = kTopKTypes;
     t.minRank = 1;
     t.constantInputs = 0b10;
-    t.attrs = {intDomain("axis", -5, 4), intDomain("largest", 0, 1), intDomain("sorted", 1, 1)};
+    t.attrs = {intAttr("axis", -5, 4), intAttr("largest", 0, 1), intAttr("sorted", 1, 1)};
     t.sampleAttrs = sampleTopK;
     t.nextInput = topkK;
     t.infer = inferTopK;

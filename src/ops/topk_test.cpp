@@ -1,11 +1,11 @@
 // topk_test.cpp - TopK: largest/smallest along any axis, ties lower index first, sorted
 // only, K checks, and near ties in the k + 1 best values being unstable.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 std::vector<Tensor> runTopK(const Tensor& x, int64_t k, const Attributes& attrs = {}) {
   const Tensor kt = int64Tensor({k});

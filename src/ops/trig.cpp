@@ -29,7 +29,7 @@ ValueRange awayFromPoles(DType) { return {-1.3, 1.3, 0.0}; }   // |tan| <= 3.6
 ValueRange insideUnit(DType) { return {-0.95, 0.95, 0.0}; }    // slope <= 3.2
 ValueRange insideUnitAtanh(DType) { return {-0.9, 0.9, 0.0}; }  // slope <= 5.3
 ValueRange aboveOne(DType) { return {1.05, 6.0, 0.0}; }        // slope <= 3.2
-ValueRange moderate(DType) { return {-5.0, 5.0, 0.0}; }        // |sinh|, cosh <= 75
+ValueRange sinhSafe(DType) { return {-5.0, 5.0, 0.0}; }        // |sinh|, cosh <= 75
 ValueRange wide(DType) { return {-8.0, 8.0, 0.0}; }
 
 OpSpec trigSpec(std::string_view name, int since, void (*kernel)(KernelArgs&), ValueRange (*range)(DType)) {
@@ -57,11 +57,11 @@ const OpSpec& opAtan() {
   return s;
 }
 const OpSpec& opSinh() {
-  static const OpSpec s = trigSpec("Sinh", 9, mapKernel<sinhOf>, moderate);
+  static const OpSpec s = trigSpec("Sinh", 9, mapKernel<sinhOf>, sinhSafe);
   return s;
 }
 const OpSpec& opCosh() {
-  static const OpSpec s = trigSpec("Cosh", 9, mapKernel<coshOf>, moderate);
+  static const OpSpec s = trigSpec("Cosh", 9, mapKernel<coshOf>, sinhSafe);
   return s;
 }
 const OpSpec& opAsinh() {

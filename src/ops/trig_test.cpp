@@ -5,12 +5,12 @@
 #include <limits>
 
 #include "ops/instantiate.h"
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 TEST(Trig, ValuesMatchTheMathLibrary) {
   const Tensor x = F({3}, {-0.5, 0.25, 0.75});

@@ -1,12 +1,12 @@
 // value_shape_test.cpp - operators whose result shape or contents hinge on integer values:
 // OneHot (negative and out-of-range indices, axis), BitShift (bits dropped on the left),
 // and the value-dependent Compress, NonZero and Unique, which need constant operands.
-#include "ops/nn_test_util.h"
+#include "ops/op_test_util.h"
 
 namespace nnfuzz {
 namespace {
 
-using namespace nntest;
+using namespace optest;
 
 Tensor i64(Shape s, std::vector<double> v) { return T(DType::Int64, std::move(s), std::move(v)); }
 

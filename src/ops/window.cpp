@@ -68,7 +68,7 @@ OpSpec windowSpec(std::string_view name) {
   t.dtypes = {DType::Int32, DType::Int64};
   t.minRank = t.maxRank = 0;
   t.constantInputs = 0b1;
-  t.attrs = {intDomain("periodic", 0, 1), intDomain("output_datatype", 1, 11)};
+  t.attrs = {intAttr("periodic", 0, 1), intAttr("output_datatype", 1, 11)};
   t.sampleConstantFirst = sampleSize;
   t.sampleAttrs = sampleWindowAttrs;
   t.infer = inferWindow;

@@ -32,11 +32,6 @@ RunOutcome ok(std::vector<Tensor> outputs, std::string mode = "opt") {
   return o;
 }
 
-Tensor f32(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor({DType::Float32, {n}}, std::move(v));
-}
-
 struct UnsupportedCase {
   const char* backend;
   const char* type;
@@ -215,9 +210,9 @@ TEST(Oracle, CrashTimeoutAndMemoryAreInferenceFailures) {
 
 TEST(Oracle, WrongOutputsSayWhichAndHow) {
   const Oracle oracle;
-  const std::vector<Tensor> ref = {f32({1, 2}), f32({3}), Tensor({DType::Int64, {1}}, {7})};
+  const std::vector<Tensor> ref = {float32Tensor({1, 2}), float32Tensor({3}), Tensor({DType::Int64, {1}}, {7})};
   EXPECT_EQ(oracle.judge(ok(ref), ref).verdict, Verdict::Pass);
-  Judgement j = oracle.judge(ok({f32({1, 2}), f32({3.5}), Tensor({DType::Int32, {1}}, {7})}), ref);
+  Judgement j = oracle.judge(ok({float32Tensor({1, 2}), float32Tensor({3.5}), Tensor({DType::Int32, {1}}, {7})}), ref);
   EXPECT_EQ(j.verdict, Verdict::DCF);
   ASSERT_EQ(j.diffs.size(), 2u);
   EXPECT_EQ(j.differingOutputs(), (std::vector<size_t>{1, 2}));
@@ -226,22 +221,22 @@ TEST(Oracle, WrongOutputsSayWhichAndHow) {
   EXPECT_EQ(j.symptom, "values");
   EXPECT_NE(j.reason.find("+1 more outputs"), std::string::npos) << j.reason;
   // A missing output.
-  j = oracle.judge(ok({f32({1, 2})}), ref);
+  j = oracle.judge(ok({float32Tensor({1, 2})}), ref);
   EXPECT_EQ(j.verdict, Verdict::DCF);
   EXPECT_EQ(j.differingOutputs(), std::vector<size_t>{1});
   EXPECT_EQ(j.diffs[0].kind, DiffKind::Shape);
   // Without a reference, outputs pass.
-  EXPECT_EQ(oracle.judgeWithoutReference(ok({f32({99})})).verdict, Verdict::Pass);
+  EXPECT_EQ(oracle.judgeWithoutReference(ok({float32Tensor({99})})).verdict, Verdict::Pass);
 }
 
 TEST(Oracle, ModeAgainstMode) {
   const Oracle oracle;
-  const RunOutcome noopt = ok({f32({1, 2})}, "noopt");
-  Judgement j = *oracle.judgeModes(noopt, ok({f32({1, 2.5})}, "opt"));
+  const RunOutcome noopt = ok({float32Tensor({1, 2})}, "noopt");
+  Judgement j = *oracle.judgeModes(noopt, ok({float32Tensor({1, 2.5})}, "opt"));
   EXPECT_EQ(j.verdict, Verdict::DCF);
   EXPECT_EQ(j.mode, "opt");
   EXPECT_EQ(j.against, "noopt");
-  EXPECT_EQ(oracle.judgeModes(noopt, ok({f32({1, 2})}, "opt"))->verdict, Verdict::Pass);
+  EXPECT_EQ(oracle.judgeModes(noopt, ok({float32Tensor({1, 2})}, "opt"))->verdict, Verdict::Pass);
   // A failed mode is not compared: its own judgement already reports it.
   EXPECT_FALSE(oracle.judgeModes(noopt, failed("onnxruntime", RunStatus::RunError, "run", "", "x")).has_value());
 }
@@ -252,26 +247,26 @@ TEST(Oracle, ModeAgainstMode) {
 TEST(Oracle, ModesOnlyBackendsAreNotJudgedByTheReference) {
   Oracle oracle;
   oracle.compareModesOnly("onnxoptimizer");
-  const std::vector<Tensor> ref = {f32({1, 2})};
-  RunOutcome noopt = ok({f32({1, 9})}, "noopt"), opt = ok({f32({1, 9})}, "opt");
+  const std::vector<Tensor> ref = {float32Tensor({1, 2})};
+  RunOutcome noopt = ok({float32Tensor({1, 9})}, "noopt"), opt = ok({float32Tensor({1, 9})}, "opt");
   noopt.backend = opt.backend = "onnxoptimizer";
   EXPECT_EQ(oracle.judge(noopt, ref).verdict, Verdict::Pass);
   EXPECT_EQ(oracle.judge(opt, ref).verdict, Verdict::Pass);
   EXPECT_EQ(oracle.judgeModes(noopt, opt)->verdict, Verdict::Pass);
-  opt.outputs = {f32({1, 2})};
+  opt.outputs = {float32Tensor({1, 2})};
   EXPECT_EQ(oracle.judgeModes(noopt, opt)->verdict, Verdict::DCF);
-  EXPECT_FALSE(oracle.judgeAgainstRun(ok({f32({1, 2})}, "noopt"), opt).has_value());
+  EXPECT_FALSE(oracle.judgeAgainstRun(ok({float32Tensor({1, 2})}, "noopt"), opt).has_value());
   // Errors are still the backend's; other backends still meet the reference.
   RunOutcome crashed = failed("onnxoptimizer", RunStatus::PrepareError, "optimize", "ValueError", "pass failed");
   EXPECT_EQ(oracle.judge(crashed, ref).verdict, Verdict::MCF);
-  EXPECT_EQ(oracle.judge(ok({f32({1, 9})}), ref).verdict, Verdict::DCF);
+  EXPECT_EQ(oracle.judge(ok({float32Tensor({1, 9})}), ref).verdict, Verdict::DCF);
 }
 
 TEST(Oracle, PolicyIsTheOracles) {
   const Oracle luo(*Policy::named("luo"));
   const Oracle allclose;
-  const std::vector<Tensor> ref = {f32({10})};
-  const RunOutcome o = ok({f32({10.05})});  // 0.5% off: allclose passes, luo fails
+  const std::vector<Tensor> ref = {float32Tensor({10})};
+  const RunOutcome o = ok({float32Tensor({10.05})});  // 0.5% off: allclose passes, luo fails
   EXPECT_EQ(allclose.judge(o, ref).verdict, Verdict::Pass);
   EXPECT_EQ(luo.judge(o, ref).verdict, Verdict::DCF);
 }

@@ -14,19 +14,14 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Tensor f32(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor({DType::Float32, {n}}, std::move(v));
-}
-
 Policy luo() { return *Policy::named("luo"); }
 
 TEST(Policy, AllCloseUsesAtolPlusRtol) {
   const Policy p;  // atol 1e-3, rtol 1e-2
-  EXPECT_TRUE(compareOutput(f32({100.0 + 0.99}), f32({100}), p).ok());  // 0.99 <= 1e-3 + 1
-  EXPECT_FALSE(compareOutput(f32({100.0 + 1.01}), f32({100}), p).ok());
-  EXPECT_TRUE(compareOutput(f32({0.0009}), f32({0}), p).ok());
-  const OutputDiff d = compareOutput(f32({0, 0.0011, 5}), f32({0, 0, 5}), p, 3);
+  EXPECT_TRUE(compareOutput(float32Tensor({100.0 + 0.99}), float32Tensor({100}), p).ok());  // 0.99 <= 1e-3 + 1
+  EXPECT_FALSE(compareOutput(float32Tensor({100.0 + 1.01}), float32Tensor({100}), p).ok());
+  EXPECT_TRUE(compareOutput(float32Tensor({0.0009}), float32Tensor({0}), p).ok());
+  const OutputDiff d = compareOutput(float32Tensor({0, 0.0011, 5}), float32Tensor({0, 0, 5}), p, 3);
   EXPECT_EQ(d.kind, DiffKind::Values);
   EXPECT_EQ(d.output, 3u);
   EXPECT_EQ(d.badElements, 1);
@@ -36,8 +31,8 @@ TEST(Policy, AllCloseUsesAtolPlusRtol) {
 
 TEST(Policy, NaNPositionsMustAgree) {
   for (const Policy& p : {Policy{}, luo()}) {
-    EXPECT_TRUE(compareOutput(f32({1, kNaN, 3}), f32({1, kNaN, 3}), p).ok());
-    const OutputDiff d = compareOutput(f32({1, 2, kNaN}), f32({1, kNaN, 3}), p);
+    EXPECT_TRUE(compareOutput(float32Tensor({1, kNaN, 3}), float32Tensor({1, kNaN, 3}), p).ok());
+    const OutputDiff d = compareOutput(float32Tensor({1, 2, kNaN}), float32Tensor({1, kNaN, 3}), p);
     EXPECT_EQ(d.kind, DiffKind::NonFinite) << p.name();
     EXPECT_NE(d.detail.find("at [1]"), std::string::npos) << d.detail;
   }
@@ -45,14 +40,14 @@ TEST(Policy, NaNPositionsMustAgree) {
 
 TEST(Policy, InfPositionsAndSignsMustAgree) {
   const Policy p;
-  EXPECT_TRUE(compareOutput(f32({kInf, -kInf}), f32({kInf, -kInf}), p).ok());
-  EXPECT_EQ(compareOutput(f32({-kInf, 0}), f32({kInf, 0}), p).kind, DiffKind::NonFinite);
-  EXPECT_EQ(compareOutput(f32({3e38, 0}), f32({kInf, 0}), p).kind, DiffKind::NonFinite);
-  EXPECT_EQ(compareOutput(f32({kInf, 0}), f32({kNaN, 0}), p).kind, DiffKind::NonFinite);
+  EXPECT_TRUE(compareOutput(float32Tensor({kInf, -kInf}), float32Tensor({kInf, -kInf}), p).ok());
+  EXPECT_EQ(compareOutput(float32Tensor({-kInf, 0}), float32Tensor({kInf, 0}), p).kind, DiffKind::NonFinite);
+  EXPECT_EQ(compareOutput(float32Tensor({3e38, 0}), float32Tensor({kInf, 0}), p).kind, DiffKind::NonFinite);
+  EXPECT_EQ(compareOutput(float32Tensor({kInf, 0}), float32Tensor({kNaN, 0}), p).kind, DiffKind::NonFinite);
   // Luo forgives a few bad values but never a misplaced infinity.
   std::vector<double> a(5000, 1.0), e(5000, 1.0);
   a[17] = kInf;
-  EXPECT_EQ(compareOutput(f32(a), f32(e), luo()).kind, DiffKind::NonFinite);
+  EXPECT_EQ(compareOutput(float32Tensor(a), float32Tensor(e), luo()).kind, DiffKind::NonFinite);
 }
 
 TEST(Policy, IntegersAndBoolsAreExact) {
@@ -88,30 +83,30 @@ TEST(Policy, LuoFailsAboveOneInAThousand) {
   std::vector<double> e(2000, 10.0), a = e;
   a[5] = 10.0 * (1 + 2e-3);   // relative error 0.2%: bad
   a[900] = 10.0 * (1 - 5e-3);  // bad
-  EXPECT_TRUE(compareOutput(f32(a), f32(e), luo()).ok()) << "2 of 2000 is exactly 0.1%, not more";
+  EXPECT_TRUE(compareOutput(float32Tensor(a), float32Tensor(e), luo()).ok()) << "2 of 2000 is exactly 0.1%, not more";
   a[1999] = 10.0 * (1 + 1.5e-3);
-  const OutputDiff d = compareOutput(f32(a), f32(e), luo());
+  const OutputDiff d = compareOutput(float32Tensor(a), float32Tensor(e), luo());
   EXPECT_EQ(d.kind, DiffKind::Values);
   EXPECT_EQ(d.badElements, 3);
   // An element at 0.09% relative error is not bad, however many there are.
   std::vector<double> close(2000);
   for (size_t i = 0; i < close.size(); ++i) close[i] = 10.0 * (1 + 9e-4);
-  EXPECT_TRUE(compareOutput(f32(close), f32(e), luo()).ok());
+  EXPECT_TRUE(compareOutput(float32Tensor(close), float32Tensor(e), luo()).ok());
   // allclose would pass all of these (rtol 1e-2): the policies really differ.
-  EXPECT_TRUE(compareOutput(f32(a), f32(e), Policy{}).ok());
+  EXPECT_TRUE(compareOutput(float32Tensor(a), float32Tensor(e), Policy{}).ok());
 }
 
 TEST(Policy, LuoOnASmallTensorFailsOnOneBadElement) {
   // 1 of 100 is 1% > 0.1%.
   std::vector<double> e(100, 1.0), a = e;
   a[42] = 1.002;
-  EXPECT_FALSE(compareOutput(f32(a), f32(e), luo()).ok());
+  EXPECT_FALSE(compareOutput(float32Tensor(a), float32Tensor(e), luo()).ok());
 }
 
 TEST(Policy, LuoFloorsTheDenominatorNearZero) {
   // Expected 0, actual 5e-7: relative to the floor 1e-3 that is 5e-4 < 1e-3, fine.
-  EXPECT_TRUE(compareOutput(f32({5e-7}), f32({0}), luo()).ok());
-  EXPECT_FALSE(compareOutput(f32({5e-6}), f32({0}), luo()).ok());
+  EXPECT_TRUE(compareOutput(float32Tensor({5e-7}), float32Tensor({0}), luo()).ok());
+  EXPECT_FALSE(compareOutput(float32Tensor({5e-6}), float32Tensor({0}), luo()).ok());
 }
 
 TEST(Policy, JsonRoundTripAndErrors) {

@@ -13,11 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Tensor f32(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor({DType::Float32, {n}}, std::move(v));
-}
-
 RunOutcome ok(const std::string& backend, const std::string& mode, std::vector<Tensor> outputs) {
   RunOutcome o;
   o.backend = backend;
@@ -31,7 +26,7 @@ TEST(Findings, JudgeBundleAndRecordATest) {
   const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const Graph graph = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  return %1\n}\n");
-  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({1, 0})};
+  const std::vector<Tensor> inputs = {float32Tensor({1, -1})}, reference = {float32Tensor({1, 0})};
   int casesMade = 0;
   auto makeCase = [&] {
     ++casesMade;
@@ -50,7 +45,7 @@ TEST(Findings, JudgeBundleAndRecordATest) {
   failed.status = RunStatus::PrepareError;
   failed.phase = "prepare";
   failed.message = "The following operators are not supported for frontend ONNX: Relu";
-  const std::vector<RunOutcome> outcomes = {ok("onnxruntime", "opt", {f32({1, 5})}),
+  const std::vector<RunOutcome> outcomes = {ok("onnxruntime", "opt", {float32Tensor({1, 5})}),
                                             ok("onnxruntime", "noopt", reference), failed};
   auto runs = recordFindings(store, oracle, context, test, outcomes, &reference, makeCase);
   ASSERT_EQ(runs.size(), 4u);  // three against the reference, opt against noopt
@@ -100,9 +95,9 @@ class FindingsCampaign : public ::testing::Test {
     return [this, small, calls](const Judgement&, const RunOutcome& run, const Signature&) {
       if (calls) ++*calls;
       ReducedFinding r;
-      r.bcase = bundleCase(small, {f32({1, 0})}, {f32({-1, 0})}, {{"reduced", {{"to_nodes", 1}}}});
+      r.bcase = bundleCase(small, {float32Tensor({1, 0})}, {float32Tensor({-1, 0})}, {{"reduced", {{"to_nodes", 1}}}});
       r.outcome = run;
-      r.outcome.outputs = {f32({-1, 7})};
+      r.outcome.outputs = {float32Tensor({-1, 7})};
       r.judgement = oracle.judge(r.outcome, r.bcase.expected);
       return std::optional<ReducedFinding>(r);
     };
@@ -113,13 +108,13 @@ const char* kSmallNeg = "graph {\n  %0 = input f32[2]\n  %1 = Neg(%0) : f32[2]\n
 
 TEST_F(FindingsCampaign, EveryModeAndComparisonFailingAlikeIsOneBug) {
   const Graph graph = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  return %1\n}\n");
-  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({1, 0})};
+  const std::vector<Tensor> inputs = {float32Tensor({1, -1})}, reference = {float32Tensor({1, 0})};
   auto makeCase = [&] { return bundleCase(graph, inputs, reference, {{"seed", 3}}); };
   TestRecord test;
   test.opTypes = {"Relu"};
   // Both modes wrong in the same way: one bug, of mode "any", seen in both modes.
   auto runs = recordFindings(store, oracle, context, test,
-                             {ok("openvino", "opt", {f32({1, 5})}), ok("openvino", "noopt", {f32({1, 5})})},
+                             {ok("openvino", "opt", {float32Tensor({1, 5})}), ok("openvino", "noopt", {float32Tensor({1, 5})})},
                              &reference, makeCase);
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].judgement.verdict, Verdict::DCF);
@@ -135,7 +130,7 @@ TEST_F(FindingsCampaign, EveryModeAndComparisonFailingAlikeIsOneBug) {
   // Only opt wrong, against the reference and against noopt: the same wrong Relu, so the same bug.
   test.index = 1;
   runs = recordFindings(store, oracle, context, test,
-                        {ok("openvino", "opt", {f32({1, 5})}), ok("openvino", "noopt", reference)}, &reference,
+                        {ok("openvino", "opt", {float32Tensor({1, 5})}), ok("openvino", "noopt", reference)}, &reference,
                         makeCase);
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0].bugHash, runs[2].bugHash);
@@ -144,7 +139,7 @@ TEST_F(FindingsCampaign, EveryModeAndComparisonFailingAlikeIsOneBug) {
 
   // Another output wrong is another signature (without a culprit to name it).
   test.index = 2;
-  runs = recordFindings(store, oracle, context, test, {ok("openvino", "opt", {f32({1, 5})}), ok("tvm", "opt", {f32({1, 5})})},
+  runs = recordFindings(store, oracle, context, test, {ok("openvino", "opt", {float32Tensor({1, 5})}), ok("tvm", "opt", {float32Tensor({1, 5})})},
                         &reference, makeCase);
   EXPECT_NE(runs[0].bugHash, runs[1].bugHash) << "another SUT is another bug";
   EXPECT_EQ(store.bugs().size(), 2u);
@@ -154,11 +149,11 @@ TEST_F(FindingsCampaign, AReducedFindingIsNamedAndBundledByItsSmallCase) {
   const Graph graph = parseGraph(
       "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2\n}\n");
   const Graph small = parseGraph(kSmallNeg);
-  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({-1, 0})};
+  const std::vector<Tensor> inputs = {float32Tensor({1, -1})}, reference = {float32Tensor({-1, 0})};
   TestRecord test;
   test.opTypes = {"Neg", "Relu"};
   int reductions = 0;
-  auto runs = recordFindings(store, oracle, context, test, {ok("ort", "opt", {f32({-1, 7})})}, &reference,
+  auto runs = recordFindings(store, oracle, context, test, {ok("ort", "opt", {float32Tensor({-1, 7})})}, &reference,
                              [&] { return bundleCase(graph, inputs, reference, {}); }, reducerTo(small, &reductions));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(reductions, 1);
@@ -172,12 +167,12 @@ TEST_F(FindingsCampaign, AReducedFindingIsNamedAndBundledByItsSmallCase) {
 TEST_F(FindingsCampaign, ModesThatReduceToTheSameBugAreOneBug) {
   const Graph graph = parseGraph(
       "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2, %1\n}\n");
-  const std::vector<Tensor> inputs = {f32({1, -1})}, reference = {f32({-1, 0}), f32({1, 0})};
+  const std::vector<Tensor> inputs = {float32Tensor({1, -1})}, reference = {float32Tensor({-1, 0}), float32Tensor({1, 0})};
   TestRecord test;
   test.opTypes = {"Neg", "Relu"};
   // opt is wrong in both outputs, noopt in the first only: different findings until reduced.
-  const std::vector<RunOutcome> outcomes = {ok("ort", "opt", {f32({-1, 7}), f32({1, 7})}),
-                                            ok("ort", "noopt", {f32({-1, 7}), f32({1, 0})})};
+  const std::vector<RunOutcome> outcomes = {ok("ort", "opt", {float32Tensor({-1, 7}), float32Tensor({1, 7})}),
+                                            ok("ort", "noopt", {float32Tensor({-1, 7}), float32Tensor({1, 0})})};
   auto runs = recordFindings(store, oracle, context, test, outcomes, &reference,
                              [&] { return bundleCase(graph, inputs, reference, {}); }, reducerTo(parseGraph(kSmallNeg)));
   EXPECT_EQ(runs[0].bugHash, runs[1].bugHash);
@@ -195,16 +190,16 @@ TEST(Findings, WithoutAReferenceOtherSutsAreJudgedAgainstTheFallbackRun) {
   const fs::path dir = fs::temp_directory_path() / ("nnfuzz_fallback_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const Graph graph = parseGraph("graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  return %1\n}\n");
-  const std::vector<Tensor> inputs = {f32({1, -1})};
-  auto makeCase = [&] { return bundleCase(graph, inputs, {f32({1, 0})}, {{"seed", 3}}); };
+  const std::vector<Tensor> inputs = {float32Tensor({1, -1})};
+  auto makeCase = [&] { return bundleCase(graph, inputs, {float32Tensor({1, 0})}, {{"seed", 3}}); };
   CampaignStore store(dir / "campaign.db", {}, {});
   const Oracle oracle;  // fallback: onnxruntime:noopt
   BundleContext context;
   context.bugsDir = dir / "bugs";
   TestRecord test;
   test.opTypes = {"Relu"};
-  const std::vector<RunOutcome> outcomes = {ok("onnxruntime", "noopt", {f32({1, 0})}),
-                                            ok("openvino", "noopt", {f32({1, 0})}), ok("tvm", "noopt", {f32({1, 9})})};
+  const std::vector<RunOutcome> outcomes = {ok("onnxruntime", "noopt", {float32Tensor({1, 0})}),
+                                            ok("openvino", "noopt", {float32Tensor({1, 0})}), ok("tvm", "noopt", {float32Tensor({1, 9})})};
   auto runs = recordFindings(store, oracle, context, test, outcomes, nullptr, makeCase);
   ASSERT_EQ(runs.size(), 5u);  // three without a reference, two against onnxruntime:noopt
   EXPECT_EQ(runs[3].judgement.against, "onnxruntime:noopt");

@@ -10,7 +10,7 @@
 namespace nnfuzz {
 namespace {
 
-SubCase caseOf(const char* text) {
+SubCase inputlessCase(const char* text) {
   SubCase c;
   c.graph = parseGraph(text);
   c.expected = runGraph(c.graph, {});
@@ -32,7 +32,7 @@ TEST(Experiments, TrailingOmittedInputsAreLeftOffAndTheModelStaysTheSame) {
   return %1
 }
 )"}) {
-    const SubCase reduced = caseOf(text);
+    const SubCase reduced = inputlessCase(text);
     const auto plain = withoutTrailingOmittedInputs(reduced);
     ASSERT_TRUE(plain) << text;
     const Node& node = plain->graph.node(plain->graph.nodes().front());
@@ -44,7 +44,7 @@ TEST(Experiments, TrailingOmittedInputsAreLeftOffAndTheModelStaysTheSame) {
 
 TEST(Experiments, NoVariantWithoutATrailingOmittedInput) {
   // openvino-any-mcf-a5e673a3: STFT's omitted window sits between two inputs, so it stays.
-  EXPECT_FALSE(withoutTrailingOmittedInputs(caseOf(R"(graph {
+  EXPECT_FALSE(withoutTrailingOmittedInputs(inputlessCase(R"(graph {
   %0 = weight i32[] [1]
   %1 = weight i32[] [1]
   %2 = weight f32[1,1,2] [1.0, 1.0]

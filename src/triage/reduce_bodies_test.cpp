@@ -19,11 +19,6 @@ SubCase caseOf(const char* text, std::vector<Tensor> inputs) {
 }
 
 Tensor boolean(bool b) { return Tensor(TensorType{DType::Bool, {}}, {b ? 1.0 : 0.0}); }
-Tensor f32(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor(TensorType{DType::Float32, {n}}, std::move(v));
-}
-
 const char* kIf = R"(graph {
   %0 = input bool[]
   %1 = input f32[2]
@@ -42,15 +37,9 @@ const char* kIf = R"(graph {
 }
 )";
 
-bool hasOp(const Graph& g, const std::string& op) {
-  bool found = false;
-  forEachNodeDeep(g, [&](const Node& n, const Graph&) { found = found || n.op == op; });
-  return found;
-}
-
 TEST(ReduceBodies, InlineIfTakesTheBranchTheReferenceTook) {
-  const SubCase c = caseOf(kIf, {boolean(true), f32({0.5, -1})});
-  const auto r = reduceWithPasses(c, [](const SubCase& s) { return hasOp(s.graph, "Mul"); }, 16,
+  const SubCase c = caseOf(kIf, {boolean(true), float32Tensor({0.5, -1})});
+  const auto r = reduceWithPasses(c, [](const SubCase& s) { return containsOp(s.graph, "Mul"); }, 16,
                                   {{0, makeInlineIfPass}});
   EXPECT_EQ(printGraph(r.reduced.graph), R"(graph {
   %0 = input f32[2]
@@ -69,9 +58,9 @@ TEST(ReduceBodies, InlineIfTakesTheBranchTheReferenceTook) {
 }
 
 TEST(ReduceBodies, BypassInBodyShrinksABranchAndDropsUnreadCaptures) {
-  const SubCase c = caseOf(kIf, {boolean(false), f32({0.5, -1})});
+  const SubCase c = caseOf(kIf, {boolean(false), float32Tensor({0.5, -1})});
   // The bug needs the If only: every body node can go but one per branch's output type.
-  const auto r = reduceWithPasses(c, [](const SubCase& s) { return hasOp(s.graph, "If"); }, 32,
+  const auto r = reduceWithPasses(c, [](const SubCase& s) { return containsOp(s.graph, "If"); }, 32,
                                   {{0, makeBypassInBodyPass}});
   EXPECT_EQ(countNodesDeep(r.reduced.graph), 2u);  // the If and Relu; every body node bypassed
   const Node& ifNode = r.reduced.graph.node(r.reduced.graph.nodes()[0]);
@@ -81,7 +70,7 @@ TEST(ReduceBodies, BypassInBodyShrinksABranchAndDropsUnreadCaptures) {
 
 TEST(ReduceBodies, SubCasesKeepCapturesAndConesFollowThem) {
   const Graph g = parseGraph(kIf);
-  const auto values = runGraphAll(g, {boolean(true), f32({0.5, -1})});
+  const auto values = runGraphAll(g, {boolean(true), float32Tensor({0.5, -1})});
   const NodeId ifNode = g.nodes()[0];
   // Keeping only the If: its captured input stays an input, the weight a weight.
   const SubCase sub = extractSubCase(g, values, {ifNode});
@@ -108,8 +97,8 @@ TEST(ReduceBodies, SettlingRetypesALoopBody) {
   return %3, %4
 }
 )",
-                     {f32({0.5, -1})});
-  setParam(c, c.graph.inputs()[0], f32({0.5}));
+                     {float32Tensor({0.5, -1})});
+  setParam(c, c.graph.inputs()[0], float32Tensor({0.5}));
   const auto settled = settleVariant(c);
   ASSERT_TRUE(settled.has_value());
   EXPECT_EQ(toString(settled->sub.graph.value(settled->sub.graph.outputs()[1]).type), "f32[2,1]");

@@ -18,13 +18,13 @@ std::optional<DType> narrower(DType d) {
   return std::nullopt;
 }
 
-struct Edit {
+struct DtypeEdit {
   ValueId param;  ///< kNoValue: every parameter of dtype `from`
   DType from;
 };
 
-std::vector<Edit> editsOf(const Graph& g) {
-  std::vector<Edit> edits;
+std::vector<DtypeEdit> dtypeEditsOf(const Graph& g) {
+  std::vector<DtypeEdit> edits;
   std::set<DType> wide;
   for (ValueId v : dataParams(g))
     if (narrower(g.value(v).type.dtype)) wide.insert(g.value(v).type.dtype);
@@ -34,13 +34,13 @@ std::vector<Edit> editsOf(const Graph& g) {
   return edits;
 }
 
-class NarrowDtypes final : public EditListPass<Edit> {
+class NarrowDtypes final : public EditListPass<DtypeEdit> {
  public:
   std::string_view name() const override { return "narrow-dtypes"; }
 
  protected:
-  std::vector<Edit> edits(const Graph& g) const override { return editsOf(g); }
-  bool apply(SubCase& c, const std::vector<Tensor>&, const Edit& e) const override {
+  std::vector<DtypeEdit> edits(const Graph& g) const override { return dtypeEditsOf(g); }
+  bool apply(SubCase& c, const std::vector<Tensor>&, const DtypeEdit& e) const override {
     for (ValueId v : dataParams(c.graph))
       if ((e.param == kNoValue || v == e.param) && c.graph.value(v).type.dtype == e.from)
         setParam(c, v, castTensor(paramData(c, v), *narrower(e.from)));

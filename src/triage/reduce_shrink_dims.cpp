@@ -11,7 +11,7 @@ namespace nnfuzz {
 
 namespace {
 
-struct Edit {
+struct DimEdit {
   ValueId param = kNoValue;  ///< kNoValue: every parameter
   size_t axis = 0;           ///< for one parameter
   int64_t from = 0, to = 0;  ///< for every parameter: dims equal to `from` become `to`
@@ -23,8 +23,8 @@ std::vector<int64_t> targets(int64_t d) {
   return t;
 }
 
-std::vector<Edit> editsOf(const Graph& g) {
-  std::vector<Edit> edits;
+std::vector<DimEdit> dimEditsOf(const Graph& g) {
+  std::vector<DimEdit> edits;
   std::set<int64_t> dims;
   for (ValueId v : dataParams(g))
     for (int64_t d : g.value(v).type.shape)
@@ -40,13 +40,13 @@ std::vector<Edit> editsOf(const Graph& g) {
   return edits;
 }
 
-class ShrinkDims final : public EditListPass<Edit> {
+class ShrinkDims final : public EditListPass<DimEdit> {
  public:
   std::string_view name() const override { return "shrink-dims"; }
 
  protected:
-  std::vector<Edit> edits(const Graph& g) const override { return editsOf(g); }
-  bool apply(SubCase& c, const std::vector<Tensor>&, const Edit& e) const override {
+  std::vector<DimEdit> edits(const Graph& g) const override { return dimEditsOf(g); }
+  bool apply(SubCase& c, const std::vector<Tensor>&, const DimEdit& e) const override {
     for (ValueId v : dataParams(c.graph)) {
       if (e.param != kNoValue && v != e.param) continue;
       Shape shape = c.graph.value(v).type.shape;

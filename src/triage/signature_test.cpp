@@ -25,11 +25,6 @@ Signature sig(const RunOutcome& o, const std::vector<std::string>& ops = {}) {
   return makeSignature(oracle.judge(o, {}), o, ops);
 }
 
-Tensor f32(std::vector<double> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return Tensor({DType::Float32, {n}}, std::move(v));
-}
-
 TEST(Signature, SameErrorWithOtherNumbersAndNamesIsOneBug) {
   const Signature a = sig(error(RunStatus::RunError, "run", "Fail",
                                 "Non-zero status code returned while running Gather node. Name:'Gather_3' idx=7"));
@@ -106,8 +101,8 @@ TEST(Signature, WrongResultsByOperatorSetAndOutputs) {
   o.backend = "onnxruntime";
   o.mode = "opt";
   o.status = RunStatus::Ok;
-  o.outputs = {f32({1}), f32({5})};
-  const std::vector<Tensor> ref = {f32({1}), f32({2})};
+  o.outputs = {float32Tensor({1}), float32Tensor({5})};
+  const std::vector<Tensor> ref = {float32Tensor({1}), float32Tensor({2})};
   const Judgement j = oracle.judge(o, ref);
   const Signature a = makeSignature(j, o, {"Relu", "Conv", "Relu"});
   EXPECT_EQ(a.opTypes, (std::vector<std::string>{"Conv", "Relu"}));
@@ -116,7 +111,7 @@ TEST(Signature, WrongResultsByOperatorSetAndOutputs) {
   EXPECT_EQ(makeSignature(j, o, {"Conv", "Relu"}).hash(), a.hash());  // order and repeats do not matter
   EXPECT_NE(makeSignature(j, o, {"Conv", "Relu", "Add"}).hash(), a.hash());
   RunOutcome first = o;
-  first.outputs = {f32({9}), f32({2})};
+  first.outputs = {float32Tensor({9}), float32Tensor({2})};
   EXPECT_NE(makeSignature(oracle.judge(first, ref), first, {"Conv", "Relu"}).hash(), a.hash());
   // The same disagreement against the other mode is a different finding.
   RunOutcome noopt = o;
