@@ -2,6 +2,7 @@
 #include "campaign/finding_reducer.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "caffe/export.h"
 #include "onnx/case_folder.h"
@@ -80,7 +81,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
                        : colon == std::string::npos ? findWorker(workers, j.backend, j.against)
                                                     : findWorker(workers, j.against.substr(0, colon), j.against.substr(colon + 1));
     if (!subject || (j.against != "reference" && !baseline)) return std::nullopt;
-    const Signature target = withoutModel(makeSignature(j, outcome, {}));  // as this mode's run shows it
+    Signature target = withoutModel(makeSignature(j, outcome, {}));  // as this mode's run shows it
     const std::string key = j.backend + "/" + j.against;  // a SUT's modes share most kernels
     const fs::path dir = settings.scratch / "reduce";
     const auto deadline = Clock::now() + settings.budget;
@@ -112,7 +113,10 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
         judged = std::move(*modes);
       }
       if (!disable.empty()) return judged.verdict != Verdict::Pass;
-      if (!judged.bug() || withoutModel(makeSignature(judged, run, {})) != target) return false;
+      if (!judged.bug()) return false;
+      Signature candidate = withoutModel(makeSignature(judged, run, {}));
+      if (!stillTheBug(candidate, target)) return false;
+      target = std::move(candidate);  // a narrower conversion failure stays narrow
       last = ReducedFinding{bundleCase(sub.graph, sub.inputs, sub.expected, subMeta, settings.opset, settings.caffe),
                             std::move(judged), std::move(run), std::move(base), std::nullopt, {}};
       return true;
@@ -138,18 +142,22 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     const SubCase small = r.shrunk ? r.reduced : whole();
     std::optional<Culprit> culprit;
     size_t blameRuns = 0;
+    std::function<std::optional<Culprit>(Worker*)> blameIn;
+    std::function<std::optional<Culprit>(const SubCase&)> blameAgain;
     if (haveReference && Clock::now() < deadline) {
       const Agrees agrees = [&](const Tensor& a, const Tensor& e) { return compareOutput(a, e, oracle.policy()).ok(); };
-      const auto blameIn = [&](Worker* worker) {
+      const auto blameOn = [&](Worker* worker, const SubCase& sub) {
         const SutRun run = [&](const SubCase& sub) -> std::optional<std::vector<Tensor>> {
           RunOutcome o = runOn(worker, sub);
           if (o.status != RunStatus::Ok) return std::nullopt;
           return std::move(o.outputs);
         };
-        const Blame blame = blameFirstDivergence(small, run, agrees, j.verdict != Verdict::DCF);
+        const Blame blame = blameFirstDivergence(sub, run, agrees, j.verdict != Verdict::DCF);
         blameRuns += blame.runs;
         return blame.culprit;
       };
+      blameIn = [&, blameOn](Worker* worker) { return blameOn(worker, small); };
+      blameAgain = [&, blameOn](const SubCase& sub) { return blameOn(subject, sub); };
       // Mode against mode: whichever of the two the reference finds wrong is the one to blame.
       for (Worker* worker : {subject, baseline})
         if (worker && !culprit) culprit = blameIn(worker);
@@ -174,13 +182,19 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
         if (baseline ? run.status == RunStatus::Ok : oracle.judgeWithoutReference(run).verdict == Verdict::Pass)
           namedBy = kOmittedInputExperiment;
       }
-    Signature named = foldModes(makeSignature(j, outcome, opTypesOf(small.graph)));
+    // The reduced run's words: a conversion failure may name fewer nodes than the test's did.
+    Signature named = foldModes(makeSignature(last ? last->judgement : j, last ? last->outcome : outcome, opTypesOf(small.graph)));
     if (culprit) named = foldModes(j.verdict == Verdict::DCF ? culpritSignature(named, *culprit) : foldDownstream(named, culprit));
     if (!namedBy.empty()) named = foldModes(namedByExperiment(named, namedBy));
     PassReduction passes;
     const bool known = settings.known && settings.known(named.hash());
     if (!known && settings.maxPassTries > 0 && Clock::now() < deadline)
       passes = reduceWithPasses(small, stillFails, settings.maxPassTries);
+    // A pass that inlined a body can take the culprit's node with it (blame named an If whose
+    // branch holds the wrong operator): blame again on what the passes left.
+    if (culprit && j.verdict == Verdict::DCF && passes.changed && blameAgain && Clock::now() < deadline &&
+        !containsOp(passes.reduced.graph, culprit->op))
+      if (auto again = blameAgain(passes.reduced)) culprit = again;
     // Tries refused for want of time look like "still passes": no minimality claim then.
     const bool outOfTime = Clock::now() > deadline;
     std::error_code ec;

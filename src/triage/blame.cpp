@@ -41,10 +41,19 @@ std::vector<std::string> dtypesOf(const Graph& g, const Node& n) {
   return out;
 }
 
+// The operator types inside a node's bodies, sorted and distinct.
+std::vector<std::string> bodyOpsOf(const Node& n) {
+  std::set<std::string> ops;
+  for (const auto& [name, value] : n.attrs)
+    if (const auto* body = std::get_if<GraphAttr>(&value))
+      forEachNodeDeep(body->graph(), [&](const Node& inner, const Graph&) { ops.insert(inner.op); });
+  return {ops.begin(), ops.end()};
+}
+
 // The culprit with everything it has (its context may matter: no experiments possible).
 Culprit whole(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
-  Culprit c{n.op, dtypesOf(g, n), {}, false, false};
+  Culprit c{n.op, dtypesOf(g, n), {}, false, false, bodyOpsOf(n)};
   for (const auto& [name, value] : n.attrs) c.attrs.push_back(attrShown(n.op, name, value));
   return c;
 }
@@ -66,7 +75,7 @@ Culprit isolate(const Graph& g, const std::vector<Tensor>& values, NodeId id, co
   auto matters = [&](SubCase variant) { return !stillWrong(std::move(variant)).value_or(false); };
   const NodeId node = alone.graph.nodes().front();
   const Node& n = alone.graph.node(node);
-  Culprit c{n.op, {}, {}, true, false};
+  Culprit c{n.op, {}, {}, true, false, bodyOpsOf(n)};
   for (const auto& [name, value] : n.attrs) {
     SubCase variant = alone;
     variant.graph.node(node).attrs.erase(name);
@@ -157,6 +166,11 @@ std::string Culprit::text() const {
     s += "(";
     for (size_t i = 0; i < dtypes.size(); ++i) s += (i ? "," : "") + dtypes[i];
     s += ")";
+  }
+  if (!bodyOps.empty()) {
+    s += "[";
+    for (size_t i = 0; i < bodyOps.size(); ++i) s += (i ? "," : "") + bodyOps[i];
+    s += "]";
   }
   if (!attrs.empty()) {
     s += "{";

@@ -38,6 +38,9 @@ struct Culprit {
   /// Right alone, wrong behind Neg and behind Relu alike: the operator is wrong whenever its
   /// operand is computed, whatever computes it (shown and named: " behind any producer").
   bool behindAnyProducer = false;
+  /// If, Loop, Scan: the sorted operator types of its bodies, in the name ("Scan[ReduceL1]"):
+  /// blame stops at the body's owner, and two bugs in two bodies are two bugs.
+  std::vector<std::string> bodyOps = {};
   /// "LRN{bias}", "Div(i8,i8)", "Resize{coordinate_transformation_mode=asymmetric,mode=nearest}".
   std::string text() const;
   /// What names the bug: the op and the dtypes that matter, "Div(i8,i8)". The attributes that

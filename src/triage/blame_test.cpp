@@ -26,7 +26,7 @@ SutRun fakeSut(std::string op, std::string as, std::function<bool(const Graph&, 
 
 bool same(const Tensor& a, const Tensor& b) { return a == b; }
 
-SubCase caseOf(const char* text, std::vector<Tensor> inputs) {
+SubCase caseWithExpected(const char* text, std::vector<Tensor> inputs) {
   SubCase c;
   c.graph = parseGraph(text);
   c.inputs = std::move(inputs);
@@ -34,7 +34,7 @@ SubCase caseOf(const char* text, std::vector<Tensor> inputs) {
   return c;
 }
 
-const char* kChain = R"(graph {
+const char* kAbsNegExp = R"(graph {
   %0 = input f32[3]
   %1 = Abs(%0) : f32[3]
   %2 = Neg(%1) : f32[3]
@@ -43,10 +43,10 @@ const char* kChain = R"(graph {
 }
 )";
 
-std::vector<Tensor> chainInputs() { return {Tensor({DType::Float32, {3}}, {-1, 0.5, 2})}; }
+std::vector<Tensor> absNegExpInputs() { return {Tensor({DType::Float32, {3}}, {-1, 0.5, 2})}; }
 
 TEST(Blame, TheFirstWrongOperatorWithRightInputsIsTheCulprit) {
-  const Blame b = blameFirstDivergence(caseOf(kChain, chainInputs()), fakeSut("Neg", "Abs"), same);
+  const Blame b = blameFirstDivergence(caseWithExpected(kAbsNegExp, absNegExpInputs()), fakeSut("Neg", "Abs"), same);
   ASSERT_TRUE(b.culprit);
   EXPECT_EQ(b.how, "exposed");
   EXPECT_TRUE(b.culprit->isolated);
@@ -54,9 +54,19 @@ TEST(Blame, TheFirstWrongOperatorWithRightInputsIsTheCulprit) {
   EXPECT_EQ(b.runs, 2u);                // the exposed case, then Neg alone
 }
 
+// openvino-any-dcf-3daf463e: one Scan signature held ReduceL1-in-a-body (2026-11-24) and a
+// Selu body whose scan axis OpenVINO ignores (2026-11-29). Blame stops at the body's owner.
+TEST(Blame, AControlFlowCulpritIsNamedWithTheOperatorsOfItsBodies) {
+  const Culprit reduceBody{"Scan", {}, {"num_scan_inputs"}, true, false, {"ReduceL1"}};
+  const Culprit seluBody{"Scan", {}, {}, true, false, {"Selu"}};
+  EXPECT_EQ(reduceBody.text(), "Scan[ReduceL1]{num_scan_inputs}");
+  EXPECT_EQ(reduceBody.identity(), "Scan[ReduceL1]");
+  EXPECT_NE(reduceBody.identity(), seluBody.identity());
+}
+
 TEST(Blame, OnlyTheAttributesAndDtypesThatMatterNameTheCulprit) {
   // Wrong only while alpha is set: LeakyRelu{alpha}, whatever the dtype.
-  const SubCase leaky = caseOf(R"(graph {
+  const SubCase leaky = caseWithExpected(R"(graph {
   %0 = input f64[2]
   %1 = LeakyRelu(%0) {alpha=0.5} : f64[2]
   %2 = Softmax(%1) {axis=0} : f64[2]
@@ -68,7 +78,7 @@ TEST(Blame, OnlyTheAttributesAndDtypesThatMatterNameTheCulprit) {
   ASSERT_TRUE(a.culprit);
   EXPECT_EQ(a.culprit->text(), "LeakyRelu{alpha}");
   // Wrong only on integers: the dtypes stay in the name.
-  const SubCase div = caseOf(R"(graph {
+  const SubCase div = caseWithExpected(R"(graph {
   %0 = input i32[2]
   %1 = weight i32[2] [2, 3]
   %2 = Div(%0, %1) : i32[2]
@@ -83,7 +93,7 @@ TEST(Blame, OnlyTheAttributesAndDtypesThatMatterNameTheCulprit) {
 
 TEST(Blame, AnErrorDownstreamOfAWrongValueIsBlamedOnThatValue) {
   // The whole model fails to compile (the SUT rejects Exp), but its prefix computes Neg wrong.
-  const Blame b = blameFirstDivergence(caseOf(kChain, chainInputs()), fakeSut("Neg", "Abs", {}, "Exp"), same,
+  const Blame b = blameFirstDivergence(caseWithExpected(kAbsNegExp, absNegExpInputs()), fakeSut("Neg", "Abs", {}, "Exp"), same,
                                        /*wholeFails=*/true);
   ASSERT_TRUE(b.culprit);
   EXPECT_EQ(b.how, "prefixes");
@@ -102,7 +112,7 @@ TEST(Blame, WhenExposingValuesHidesTheBugTheReducerResultStands) {
     }
     return runGraph(g, c.inputs);
   };
-  const SubCase c = caseOf(kChain, chainInputs());
+  const SubCase c = caseWithExpected(kAbsNegExp, absNegExpInputs());
   ASSERT_NE(fused(c)->front(), c.expected.front());  // the case does fail
   const Blame b = blameFirstDivergence(c, fused, same);
   EXPECT_FALSE(b.culprit);
@@ -118,7 +128,7 @@ TEST(Blame, ASutThatDropsOutputsIsBlamedByPrefixes) {
     if (got && got->size() > 1) got->resize(0);
     return got;
   };
-  const Blame b = blameFirstDivergence(caseOf(kChain, chainInputs()), dropping, same);
+  const Blame b = blameFirstDivergence(caseWithExpected(kAbsNegExp, absNegExpInputs()), dropping, same);
   ASSERT_TRUE(b.culprit);
   EXPECT_EQ(b.how, "prefixes");
   EXPECT_EQ(b.culprit->op, "Neg");
@@ -138,7 +148,7 @@ std::optional<std::vector<Tensor>> powWrongOnIntegerExponents(const SubCase& c) 
 
 TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
   // The base's dtype does not matter (f64 or f32 alike), the exponent's does, but not its width: Pow(*,int).
-  const SubCase pow = caseOf(R"(graph {
+  const SubCase pow = caseWithExpected(R"(graph {
   %0 = input f64[2]
   %1 = weight i64[2] [2, 3]
   %2 = Pow(%0, %1) : f64[2]
@@ -151,7 +161,7 @@ TEST(Blame, ADtypeThatCanChangeWithoutLosingTheBugReadsAny) {
   EXPECT_TRUE(b.culprit->isolated);
   EXPECT_EQ(b.culprit->identity(), "Pow(*,int)");
   // The same bug on an f32 base is the same culprit.
-  const SubCase f32Base = caseOf(R"(graph {
+  const SubCase f32Base = caseWithExpected(R"(graph {
   %0 = input f32[2]
   %1 = weight i64[2] [2, 3]
   %2 = Pow(%0, %1) : f32[2]
@@ -180,14 +190,14 @@ std::optional<std::vector<Tensor>> gatherZeroOnNegativeIndices(const SubCase& c)
 TEST(Blame, NeitherBoolDataNorTheIndexWidthSplitsOneIndexBug) {
   // old-c1's openvino-any-dcf-4a700dd8 (bool data, i32 indices) and -bb54cde6 (f32 data, i64
   // indices): one negative-index bug, one name.
-  const SubCase boolData = caseOf(R"(graph {
+  const SubCase boolData = caseWithExpected(R"(graph {
   %0 = weight i32[1,3] [1, -2, 1]
   %1 = input bool[2,3]
   %2 = GatherElements(%1, %0) : bool[1,3]
   return %2
 }
 )", {Tensor({DType::Bool, {2, 3}}, {1, 1, 1, 1, 1, 1})});
-  const SubCase f32Data = caseOf(R"(graph {
+  const SubCase f32Data = caseWithExpected(R"(graph {
   %0 = weight i64[2,1] [-3, -5]
   %1 = input f32[5,1]
   %2 = GatherElements(%1, %0) : f32[2,1]
@@ -232,14 +242,14 @@ SutRun softsignWrongBehindProducers(std::string onlyAfter = "") {
 
 TEST(Blame, AnOperatorWrongBehindAnyProducerIsTheCulpritWhateverFeedsIt) {
   // old-c1's openvino-any-dcf-d97b77f5 (LeakyRelu -> Softsign) and -389d21be (Pow -> Softsign).
-  const SubCase leaky = caseOf(R"(graph {
+  const SubCase leaky = caseWithExpected(R"(graph {
   %0 = input f32[1]
   %1 = LeakyRelu(%0) : f32[1]
   %2 = Softsign(%1) : f32[1]
   return %2
 }
 )", {Tensor({DType::Float32, {1}}, {1})});
-  const SubCase pow = caseOf(R"(graph {
+  const SubCase pow = caseWithExpected(R"(graph {
   %0 = weight f32[] [0.0]
   %1 = input f32[]
   %2 = Pow(%0, %1) : f32[]
@@ -266,13 +276,13 @@ TEST(Blame, WhenOnlyTheWholeIsWrongTheLastOperatorWrongAloneIsTheCulprit) {
     if (got && got->size() > 1) got->resize(0);
     return got;
   };
-  const SubCase c = caseOf(R"(graph {
+  const SubCase c = caseWithExpected(R"(graph {
   %0 = input f32[3]
   %1 = Abs(%0) : f32[3]
   %2 = Exp(%1) : f32[3]
   return %2
 }
-)", chainInputs());
+)", absNegExpInputs());
   const Blame b = blameFirstDivergence(c, dropping, same);
   ASSERT_TRUE(b.culprit);
   EXPECT_EQ(b.how, "last operator alone");

@@ -23,6 +23,12 @@ namespace nnfuzz {
 inline constexpr const char* kOmittedInputExperiment =
     "fails only while a trailing omitted optional input is written as an empty name";
 
+/// Whether a reduction step that fails with `candidate` still shows the bug of `target`: equal
+/// signatures, or an OpenVINO conversion failure ("Conversion is failed for: A-<n>, B-<n>") that
+/// names fewer of the same nodes. OpenVINO lists every node it could not convert, the ones fed by
+/// a failed node too, so cutting a consumer away narrows the list: the bug is the node that stays.
+bool stillTheBug(const Signature& candidate, const Signature& target);
+
 /// The mode a folded signature names: the bug is the same in whichever mode shows it.
 inline constexpr const char* kAnyMode = "any";
 

@@ -69,6 +69,35 @@ TEST(Fold, AnErrorOverAWrongValueIsThatValuesBug) {
   EXPECT_EQ(foldDownstream(mcf, std::nullopt), mcf);  // no wrong value: the error stands
 }
 
+// openvino-any-mcf-ff60b727 and -88fcbfac of the three-SUT campaign: LayerNormalization's
+// failure makes its consumer fail too, and the list names both.
+TEST(Fold, AConversionFailureThatNamesFewerOfTheSameNodesIsStillTheBug) {
+  Signature listed;
+  listed.backend = "openvino";
+  listed.mode = "any";
+  listed.against = "reference";
+  listed.phase = "prepare";
+  listed.verdict = "mcf";
+  listed.symptom = "error";
+  listed.errorType = "RuntimeError";
+  const std::string before = "Check 'false' failed at <path>:<n>: | -- Conversion is failed for: ";
+  listed.message = before + "ArgMax-<n>, LayerNormalization-<n>";
+  Signature alone = listed;
+  alone.message = before + "LayerNormalization-<n>";
+  EXPECT_TRUE(stillTheBug(alone, listed));
+  EXPECT_TRUE(stillTheBug(listed, listed));
+  EXPECT_FALSE(stillTheBug(listed, alone));  // a wider list is not the narrower bug
+  Signature other = listed;
+  other.message = before + "STFT-<n>";
+  EXPECT_FALSE(stillTheBug(other, listed));  // another node: another bug
+  Signature otherType = alone;
+  otherType.errorType = "ValueError";
+  EXPECT_FALSE(stillTheBug(otherType, listed));
+  Signature plain = listed;
+  plain.message = "Check 'false' failed";
+  EXPECT_FALSE(stillTheBug(plain, listed));
+}
+
 TEST(Fold, AnErrorFoldsOnlyIntoAValueEveryModeGetsWrong) {
   const Culprit loss{"SoftmaxCrossEntropyLoss", {"*", "i64"}, {}, true};
   // OpenCV c11a dcf-0d9b0826: opt (ENGINE_AUTO) ran the loss alone on the new engine, which gets

@@ -211,6 +211,15 @@ std::string withoutOnnxRuntimeWrappers(std::string message) {
   return message;
 }
 
+// TVM's VM codegen quotes the call it cannot emit ("Offending call: R.add(alloc1, ...)"). The
+// call is whichever operator first consumes a data-dependent shape left unlowered, and its
+// operands are TVM's allocation counters: the sentence before the quote is the bug.
+std::string_view withoutOffendingCall(std::string_view message) {
+  constexpr std::string_view kOffendingCall = "Offending call:";
+  const size_t at = message.find(kOffendingCall);
+  return at == std::string_view::npos ? message : message.substr(0, at);
+}
+
 }  // namespace
 
 std::string normalizeLine(std::string_view s) {
@@ -333,7 +342,7 @@ std::string normalizeLine(std::string_view s) {
 std::string normalizeMessage(std::string_view wrapped) {
   // Eager and compiled in one wording; a kernel's words wherever ONNX Runtime ran it.
   const std::string inner = withoutOnnxRuntimeWrappers(unwrapCompilerError("", wrapped).message);
-  const std::string_view message = inner;
+  const std::string_view message = withoutOffendingCall(inner);
   std::vector<std::string_view> lines;
   size_t start = 0;
   while (start <= message.size()) {
