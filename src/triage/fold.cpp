@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "triage/normalize.h"
+
 namespace nnfuzz {
 
 Signature culpritSignature(const Signature& dcf, const Culprit& culprit) {
@@ -20,8 +22,6 @@ Signature culpritSignature(const Signature& dcf, const Culprit& culprit) {
 }
 
 namespace {
-
-constexpr std::string_view kConversionFailedFor = "Conversion is failed for: ";
 
 // The nodes a conversion-failure message lists ("A-<n>", "B-<n>"), and the text before them.
 bool failedNodes(const std::string& message, std::string& before, std::vector<std::string>& nodes) {

@@ -171,8 +171,6 @@ std::string_view trim(std::string_view s) {
 // OpenVINO names every node whose conversion failed ("Conversion is failed for: DFT-<n>,
 // Scan-<n>"). A failing If, Loop or Scan is the failure: which other nodes fail beside it
 // (its body's, or a second bug's the reducer cannot then cut away) is an accident of the model.
-constexpr std::string_view kConversionFailedFor = "Conversion is failed for: ";
-
 std::string keepControlFlowFailures(std::string line) {
   const size_t at = line.find(kConversionFailedFor);
   if (at == std::string::npos) return line;

@@ -29,6 +29,9 @@ namespace nnfuzz {
 /// Longest normalised message: a signature needs the gist, not a 100 KB IR dump.
 inline constexpr size_t kMaxNormalizedMessage = 300;
 
+/// OpenVINO's list of the nodes whose conversion failed follows these words.
+inline constexpr std::string_view kConversionFailedFor = "Conversion is failed for: ";
+
 /// One line normalised (see the file comment); no line structure is looked at.
 std::string normalizeLine(std::string_view line);
 
