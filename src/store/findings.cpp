@@ -89,6 +89,12 @@ std::vector<JudgedRun> recordFindings(CampaignStore& store, const Oracle& oracle
         } else if (reduced[k] && !reduced[k]->namedBy.empty()) {
           finding.signature = foldModes(namedByExperiment(finding.signature, reduced[k]->namedBy));
           signatures[k] = finding.signature;
+        } else if (reduced[k]) {
+          // A conversion failure that the reduction narrowed to fewer nodes is the bug of the
+          // nodes that stay (fold.h's stillTheBug): named by the reduced run's words.
+          Signature narrowed = finding.signature;
+          narrowed.message = makeSignature(reduced[k]->judgement, reduced[k]->outcome, {}).message;
+          if (stillTheBug(narrowed, finding.signature)) finding.signature = signatures[k] = narrowed;
         }
       }
       run.bugHash = finding.signature.hash();

@@ -180,6 +180,47 @@ TEST_F(FindingsCampaign, ModesThatReduceToTheSameBugAreOneBug) {
   EXPECT_EQ(store.bugs()[0].signature.mode, kAnyMode);
 }
 
+// openvino-any-mcf-ff60b727 of the three-SUT campaign: LayerNormalization fails to convert and
+// so does its consumer; the reduction cuts the consumer, and the bug is the node that stays.
+TEST_F(FindingsCampaign, AConversionFailureNarrowedByTheReductionIsNamedByTheNodeThatStays) {
+  const Graph graph = parseGraph(
+      "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2\n}\n");
+  const std::vector<Tensor> inputs = {float32Tensor({1, -1})}, reference = {float32Tensor({-1, 0})};
+  auto failing = [](const std::string& nodes) {
+    RunOutcome o;
+    o.backend = "openvino";
+    o.mode = "opt";
+    o.status = RunStatus::PrepareError;
+    o.phase = "prepare";
+    o.errorType = "RuntimeError";
+    o.message = "FrontEnd API failed with OpConversionFailure:\n-- Conversion is failed for: " + nodes;
+    return o;
+  };
+  auto reduceTo = [&](const std::string& nodes) -> FindingReducer {
+    return [&, nodes](const Judgement&, const RunOutcome&, const Signature&) {
+      ReducedFinding r;
+      r.bcase = bundleCase(parseGraph(kSmallNeg), inputs, reference, {});
+      r.outcome = failing(nodes);
+      r.judgement = oracle.judge(r.outcome, reference);
+      return std::optional<ReducedFinding>(r);
+    };
+  };
+  TestRecord test;
+  test.opTypes = {"Neg", "Relu"};
+  auto makeCase = [&] { return bundleCase(graph, inputs, reference, {}); };
+  auto runs = recordFindings(store, oracle, context, test, {failing("Neg-7, Relu-3")}, &reference, makeCase,
+                             reduceTo("Relu-3"));
+  ASSERT_EQ(store.bugs().size(), 1u);
+  EXPECT_NE(store.bugs()[0].signature.message.find("Conversion is failed for: Relu-<n>"), std::string::npos);
+  EXPECT_EQ(store.bugs()[0].signature.message.find("Neg"), std::string::npos) << store.bugs()[0].signature.message;
+  // Another node after reduction is not a narrower list: the test's own words stand.
+  test.index = 1;
+  runs = recordFindings(store, oracle, context, test, {failing("Neg-7, Sigmoid-3")}, &reference, makeCase,
+                        reduceTo("Tanh-3"));
+  ASSERT_EQ(store.bugs().size(), 2u);
+  EXPECT_NE(store.bugs()[1].signature.message.find("Neg-<n>, Sigmoid-<n>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nnfuzz
 
