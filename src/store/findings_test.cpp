@@ -22,6 +22,16 @@ RunOutcome ok(const std::string& backend, const std::string& mode, std::vector<T
   return o;
 }
 
+RunOutcome prepareError(const std::string& backend, const std::string& mode, std::string message) {
+  RunOutcome o;
+  o.backend = backend;
+  o.mode = mode;
+  o.status = RunStatus::PrepareError;
+  o.phase = "prepare";
+  o.message = std::move(message);
+  return o;
+}
+
 TEST(Findings, JudgeBundleAndRecordATest) {
   const fs::path dir = fs::temp_directory_path() / ("nnfuzz_findings_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -39,12 +49,7 @@ TEST(Findings, JudgeBundleAndRecordATest) {
   TestRecord test;
   test.index = 0;
   test.opTypes = {"Relu"};
-  RunOutcome failed;
-  failed.backend = "tvm";
-  failed.mode = "opt";
-  failed.status = RunStatus::PrepareError;
-  failed.phase = "prepare";
-  failed.message = "The following operators are not supported for frontend ONNX: Relu";
+  const RunOutcome failed = prepareError("tvm", "opt", "The following operators are not supported for frontend ONNX: Relu");
   const std::vector<RunOutcome> outcomes = {ok("onnxruntime", "opt", {float32Tensor({1, 5})}),
                                             ok("onnxruntime", "noopt", reference), failed};
   auto runs = recordFindings(store, oracle, context, test, outcomes, &reference, makeCase);
@@ -187,14 +192,7 @@ TEST_F(FindingsCampaign, AConversionFailureNarrowedByTheReductionIsNamedByTheNod
       "graph {\n  %0 = input f32[2]\n  %1 = Relu(%0) : f32[2]\n  %2 = Neg(%1) : f32[2]\n  return %2\n}\n");
   const std::vector<Tensor> inputs = {float32Tensor({1, -1})}, reference = {float32Tensor({-1, 0})};
   auto failing = [](const std::string& nodes) {
-    RunOutcome o;
-    o.backend = "openvino";
-    o.mode = "opt";
-    o.status = RunStatus::PrepareError;
-    o.phase = "prepare";
-    o.errorType = "RuntimeError";
-    o.message = "FrontEnd API failed with OpConversionFailure:\n-- Conversion is failed for: " + nodes;
-    return o;
+    return prepareError("openvino", "opt", "FrontEnd API failed with OpConversionFailure:\n-- Conversion is failed for: " + nodes);
   };
   auto reduceTo = [&](const std::string& nodes) -> FindingReducer {
     return [&, nodes](const Judgement&, const RunOutcome&, const Signature&) {

@@ -19,6 +19,20 @@ Signature dcf(const std::string& mode, const std::string& against, std::vector<s
   return s;
 }
 
+Signature prepareError(const std::string& backend, const std::string& mode, const std::string& errorType,
+                       std::string message) {
+  Signature s;
+  s.backend = backend;
+  s.mode = mode;
+  s.against = "reference";
+  s.phase = "prepare";
+  s.verdict = "mcf";
+  s.symptom = "error";
+  s.errorType = errorType;
+  s.message = std::move(message);
+  return s;
+}
+
 TEST(Fold, OneCulpritWhateverItsProducersAndModes) {
   const Culprit prelu{"PRelu", {}, {}, true};
   // OpenVINO's PRelu bug reduced with five different slope producers, against the reference and
@@ -48,15 +62,7 @@ TEST(Fold, CulpritsApartByOperatorAndDtypesNotByAttributes) {
 }
 
 TEST(Fold, AnErrorOverAWrongValueIsThatValuesBug) {
-  Signature mcf;
-  mcf.backend = "tvm";
-  mcf.mode = "opt";
-  mcf.against = "reference";
-  mcf.phase = "prepare";
-  mcf.verdict = "mcf";
-  mcf.symptom = "error";
-  mcf.errorType = "ValueError";
-  mcf.message = "shapes are not broadcastable";
+  const Signature mcf = prepareError("tvm", "opt", "ValueError", "shapes are not broadcastable");
   const Culprit convT{"ConvTranspose", {}, {"output_shape"}, true};
   const Signature folded = foldModes(foldDownstream(mcf, convT));
   Signature wrongShape = dcf("all", "reference", {"ConvTranspose"});
@@ -72,16 +78,8 @@ TEST(Fold, AnErrorOverAWrongValueIsThatValuesBug) {
 // openvino-any-mcf-ff60b727 and -88fcbfac of the three-SUT campaign: LayerNormalization's
 // failure makes its consumer fail too, and the list names both.
 TEST(Fold, AConversionFailureThatNamesFewerOfTheSameNodesIsStillTheBug) {
-  Signature listed;
-  listed.backend = "openvino";
-  listed.mode = "any";
-  listed.against = "reference";
-  listed.phase = "prepare";
-  listed.verdict = "mcf";
-  listed.symptom = "error";
-  listed.errorType = "RuntimeError";
   const std::string before = "Check 'false' failed at <path>:<n>: | -- Conversion is failed for: ";
-  listed.message = before + "ArgMax-<n>, LayerNormalization-<n>";
+  const Signature listed = prepareError("openvino", "any", "RuntimeError", before + "ArgMax-<n>, LayerNormalization-<n>");
   Signature alone = listed;
   alone.message = before + "LayerNormalization-<n>";
   EXPECT_TRUE(stillTheBug(alone, listed));
