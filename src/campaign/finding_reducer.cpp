@@ -2,7 +2,6 @@
 #include "campaign/finding_reducer.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "caffe/export.h"
 #include "onnx/case_folder.h"
@@ -142,25 +141,22 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
     const SubCase small = r.shrunk ? r.reduced : whole();
     std::optional<Culprit> culprit;
     size_t blameRuns = 0;
-    std::function<std::optional<Culprit>(Worker*)> blameIn;
-    std::function<std::optional<Culprit>(const SubCase&)> blameAgain;
-    if (haveReference && Clock::now() < deadline) {
-      const Agrees agrees = [&](const Tensor& a, const Tensor& e) { return compareOutput(a, e, oracle.policy()).ok(); };
-      const auto blameOn = [&](Worker* worker, const SubCase& sub) {
-        const SutRun run = [&](const SubCase& sub) -> std::optional<std::vector<Tensor>> {
-          RunOutcome o = runOn(worker, sub);
-          if (o.status != RunStatus::Ok) return std::nullopt;
-          return std::move(o.outputs);
-        };
-        const Blame blame = blameFirstDivergence(sub, run, agrees, j.verdict != Verdict::DCF);
-        blameRuns += blame.runs;
-        return blame.culprit;
+    const Agrees agrees = [&](const Tensor& a, const Tensor& e) { return compareOutput(a, e, oracle.policy()).ok(); };
+    // The first divergence in `sub` as `worker` runs it.
+    const auto blameOn = [&](Worker* worker, const SubCase& sub) {
+      const SutRun run = [&](const SubCase& tried) -> std::optional<std::vector<Tensor>> {
+        RunOutcome o = runOn(worker, tried);
+        if (o.status != RunStatus::Ok) return std::nullopt;
+        return std::move(o.outputs);
       };
-      blameIn = [&, blameOn](Worker* worker) { return blameOn(worker, small); };
-      blameAgain = [&, blameOn](const SubCase& sub) { return blameOn(subject, sub); };
+      const Blame blame = blameFirstDivergence(sub, run, agrees, j.verdict != Verdict::DCF);
+      blameRuns += blame.runs;
+      return blame.culprit;
+    };
+    if (haveReference && Clock::now() < deadline) {
       // Mode against mode: whichever of the two the reference finds wrong is the one to blame.
       for (Worker* worker : {subject, baseline})
-        if (worker && !culprit) culprit = blameIn(worker);
+        if (worker && !culprit) culprit = blameOn(worker, small);
       // An error is folded into a wrong value only if every mode that shows the error computes
       // that value wrong (triage/fold.h's agreedCulprit).
       if (culprit && j.verdict != Verdict::DCF) {
@@ -168,7 +164,7 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
         for (const std::string& where : seen.modes) {
           Worker* other = findWorker(workers, j.backend, where.substr(0, where.find(" vs ")));
           if (other && other != subject)  // out of time: not shown, so not folded
-            perMode.push_back(Clock::now() < deadline ? blameIn(other) : std::nullopt);
+            perMode.push_back(Clock::now() < deadline ? blameOn(other, small) : std::nullopt);
         }
         culprit = agreedCulprit(perMode);
       }
@@ -192,9 +188,9 @@ FindingReducer makeFindingReducer(const std::vector<std::unique_ptr<Worker>>& wo
       passes = reduceWithPasses(small, stillFails, settings.maxPassTries);
     // A pass that inlined a body can take the culprit's node with it (blame named an If whose
     // branch holds the wrong operator): blame again on what the passes left.
-    if (culprit && j.verdict == Verdict::DCF && passes.changed && blameAgain && Clock::now() < deadline &&
+    if (culprit && j.verdict == Verdict::DCF && passes.changed && Clock::now() < deadline &&
         !containsOp(passes.reduced.graph, culprit->op))
-      if (auto again = blameAgain(passes.reduced)) culprit = again;
+      if (auto again = blameOn(subject, passes.reduced)) culprit = again;
     // Tries refused for want of time look like "still passes": no minimality claim then.
     const bool outOfTime = Clock::now() > deadline;
     std::error_code ec;
