@@ -12,17 +12,7 @@ void ValuePool::add(ValueId id, Tensor data) {
     data_.resize(id + 1);
     summaries_.resize(id + 1);
   }
-  Summary s;
-  if (!data.data.empty()) {
-    s.min = s.max = data.data[0];
-    s.minAbs = std::abs(data.data[0]);
-    for (double x : data.data) {
-      s.min = std::min(s.min, x);
-      s.max = std::max(s.max, x);
-      s.minAbs = std::min(s.minAbs, std::abs(x));
-    }
-  }
-  summaries_[id] = s;
+  summaries_[id] = summarizeDoubles(data.data);
   // Empty constants (e.g. no axes) are never offered for reuse: nothing may be empty.
   const bool offered = reuse_ == Reuse::AnyValue || graph_.value(id).kind == ValueKind::Result || !seeded_;
   if (data.numel() > 0 && offered) ids_.push_back(id);

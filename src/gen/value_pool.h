@@ -10,6 +10,7 @@
 #include "interp/values.h"
 #include "ir/graph.h"
 #include "ops/instantiate.h"
+#include "support/double_scan.h"
 
 namespace nnfuzz {
 
@@ -43,9 +44,7 @@ class ValuePool : public OperandSource {
   void withhold(ValueId id) { std::erase(ids_, id); }
 
  private:
-  struct Summary {
-    double min = 0, max = 0, minAbs = 0;
-  };
+  using Summary = DoubleSummary;
   Graph& graph_;
   Rng& rng_;
   Reuse reuse_;

@@ -7,6 +7,7 @@
 
 #include "ops/exactness.h"
 #include "ops/registry.h"
+#include "support/double_scan.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -207,9 +208,7 @@ std::vector<size_t> unreferencedOutputs(const Graph& graph) {
 bool allFinite(const Tensor& t, double limit) {
   // One comparison an element: NaN and the infinities fail it too (the bound is finite).
   const double bound = std::min(limit, std::numeric_limits<double>::max());
-  for (double x : t.data)
-    if (!(std::abs(x) <= bound)) return false;
-  return true;
+  return allWithinMagnitude(t.data, bound);
 }
 
 }  // namespace nnfuzz
