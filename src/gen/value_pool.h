@@ -5,6 +5,7 @@
 // "may this value feed an operand that needs values in [lo, hi]?" costs O(1).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "interp/values.h"
@@ -45,13 +46,16 @@ class ValuePool : public OperandSource {
 
  private:
   using Summary = DoubleSummary;
+  /// The summary of a value's contents, scanned when first asked: most fresh operands
+  /// are never offered again, so their contents are never scanned.
+  const Summary& summaryOf(ValueId id) const;
   Graph& graph_;
   Rng& rng_;
   Reuse reuse_;
   bool seeded_ = false;              // ResultsAndSeed: the first value was offered
   std::vector<ValueId> ids_;
   std::vector<Tensor> data_;         // by value id
-  std::vector<Summary> summaries_;   // by value id
+  mutable std::vector<std::optional<Summary>> summaries_;  // by value id, once scanned
   std::vector<ValueId> candidates_;  // scratch
   std::vector<ValueId> wideCandidates_;  // scratch: candidates past the default band
 
