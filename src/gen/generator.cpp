@@ -121,6 +121,7 @@ class OpsetGen : public Generator {
       // Generators may keep a reference to their config: each keeps its own here.
       GenConfig& c = *configs_.emplace_back(std::make_unique<GenConfig>(config));
       c.opset = opset;
+      c.indexAvoidRules();
       c.opsetMix.clear();
       c.ops.clear();
       c.opWeights.clear();
