@@ -93,7 +93,9 @@ std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>&
   spec.reference(args);
   const bool noisyOperand = anyNoisy(inputs);
   for (Tensor& out : outputs) {
-    if (out.type.dtype != DType::Float64)
+    if (out.type.dtype == DType::Float32)
+      roundEachToFloat32(out.data);
+    else if (out.type.dtype != DType::Float64)
       for (double& x : out.data) x = roundTo(out.type.dtype, x);
     out.exact = exactResult(spec, inputs, out);
     out.noisy = !out.exact && (out.noisy || noisyOperand);  // a kernel may set it

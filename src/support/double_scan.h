@@ -1,5 +1,5 @@
-// double_scan.h - the two scans over a tensor's elements that generation runs per value:
-// the pool's range summary and the finiteness guard. Two lanes at a time with SSE2 where
+// double_scan.h - the passes over a tensor's elements that generation runs per value: the
+// pool's range summary, the finiteness guard and float32 rounding. Two lanes at a time with SSE2 where
 // the target has it (x86-64 always does); the scalar loops below say what they compute.
 #pragma once
 
@@ -67,6 +67,15 @@ inline bool allWithinMagnitude(std::span<const double> x, double bound) {
   for (; i < x.size(); ++i)
     if (!(std::abs(x[i]) <= bound)) return false;
   return true;
+}
+
+/// Rounds every element to float32's nearest, as static_cast<float> does one at a time.
+inline void roundEachToFloat32(std::span<double> x) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 2 <= x.size(); i += 2) _mm_storeu_pd(&x[i], _mm_cvtps_pd(_mm_cvtpd_ps(_mm_loadu_pd(&x[i]))));
+#endif
+  for (; i < x.size(); ++i) x[i] = static_cast<double>(static_cast<float>(x[i]));
 }
 
 }  // namespace nnfuzz
