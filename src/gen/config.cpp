@@ -44,12 +44,21 @@ bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>&
     // The result count only matters to Split's num_outputs, which always fits.
     if (formProblem(NodeView{spec.name, operands, known, attrs, 1}, opset)) return true;
   }
-  // Most rules are about another operator: that test first, inline (asked per draw).
-  return std::any_of(avoid.begin(), avoid.end(), [&](const AvoidRule& r) {
+  const auto holds = [&](const AvoidRule& r) {
     return r.op == &spec &&
            (r.opsets.empty() || std::find(r.opsets.begin(), r.opsets.end(), opset) != r.opsets.end()) &&
            r.matches(spec, operands, attrs);
-  });
+  };
+  if (avoidIndex.rules != avoid.data() || avoidIndex.count != avoid.size())
+    return std::any_of(avoid.begin(), avoid.end(), holds);
+  auto it = avoidIndex.byOp.find(&spec);
+  return it != avoidIndex.byOp.end() &&
+         std::any_of(it->second.begin(), it->second.end(), [&](const AvoidRule* r) { return holds(*r); });
+}
+
+void GenConfig::indexAvoidRules() {
+  avoidIndex = {avoid.data(), avoid.size(), {}};
+  for (const AvoidRule& r : avoid) avoidIndex.byOp[r.op].push_back(&r);
 }
 
 namespace {

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -137,6 +138,18 @@ struct GenConfig {
   /// whose contents are not in `constants` (nullptr or too short) count as not constant.
   bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs,
               const std::vector<const Tensor*>& constants = {}) const;
+
+  /// Files `avoid` by operator, so avoids() reads only the node's rules (it is asked per
+  /// draw, and most rules are about other operators). For a config whose rules no longer
+  /// change (a generator's own copy); a copy of the config, or rules added or removed
+  /// since, are scanned as before.
+  void indexAvoidRules();
+  struct AvoidIndex {
+    const AvoidRule* rules = nullptr;  // avoid.data() and avoid.size() when indexed
+    size_t count = 0;
+    std::unordered_map<const OpSpec*, std::vector<const AvoidRule*>> byOp;
+  };
+  AvoidIndex avoidIndex;  ///< indexAvoidRules()'s, for avoids() only
 };
 
 /// The most operators a model may have (max_ops): about 10 s a model at the cap.

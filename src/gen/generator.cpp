@@ -73,7 +73,7 @@ void setDefaultAttrs(Graph& graph, const GenConfig& config, Rng& rng) {
     Node& n = graph.node(id);
     const OpSpec* spec = n.domain.empty() ? findOp(n) : nullptr;
     const SchemaVersion* here = spec ? schemaAt(n.op, config.opset) : nullptr;
-    const SchemaVersion* canonical = spec ? schemaAt(n.op, 17) : nullptr;
+    const SchemaVersion* canonical = config.opset == 17 ? here : spec ? schemaAt(n.op, 17) : nullptr;
     if (!here || !canonical || n.attrs.hasGraphs()) continue;
     const size_t way = rng.weighted(odds);
     if (way == 2) continue;
@@ -121,6 +121,7 @@ class OpsetGen : public Generator {
       // Generators may keep a reference to their config: each keeps its own here.
       GenConfig& c = *configs_.emplace_back(std::make_unique<GenConfig>(config));
       c.opset = opset;
+      c.indexAvoidRules();
       c.opsetMix.clear();
       c.ops.clear();
       c.opWeights.clear();

@@ -12,17 +12,7 @@ void ValuePool::add(ValueId id, Tensor data) {
     data_.resize(id + 1);
     summaries_.resize(id + 1);
   }
-  Summary s;
-  if (!data.data.empty()) {
-    s.min = s.max = data.data[0];
-    s.minAbs = std::abs(data.data[0]);
-    for (double x : data.data) {
-      s.min = std::min(s.min, x);
-      s.max = std::max(s.max, x);
-      s.minAbs = std::min(s.minAbs, std::abs(x));
-    }
-  }
-  summaries_[id] = s;
+  summaries_[id].reset();
   // Empty constants (e.g. no axes) are never offered for reuse: nothing may be empty.
   const bool offered = reuse_ == Reuse::AnyValue || graph_.value(id).kind == ValueKind::Result || !seeded_;
   if (data.numel() > 0 && offered) ids_.push_back(id);
@@ -30,9 +20,15 @@ void ValuePool::add(ValueId id, Tensor data) {
   data_[id] = std::move(data);
 }
 
+const ValuePool::Summary& ValuePool::summaryOf(ValueId id) const {
+  std::optional<Summary>& s = summaries_[id];
+  if (!s) s = summarizeDoubles(data_[id].data);
+  return *s;
+}
+
 bool ValuePool::within(ValueId id, const ValueRange& r) const {
   if (graph_.value(id).type.dtype == DType::Bool) return true;
-  const Summary& s = summaries_[id];
+  const Summary& s = summaryOf(id);
   return s.min >= r.lo && s.max <= r.hi && s.minAbs >= r.minMagnitude;
 }
 
@@ -70,7 +66,7 @@ bool ValuePool::asksBeyondDefault(const TensorType& type, const ValueRange& rang
 }
 
 bool ValuePool::reachesBeyondDefault(ValueId id) const {
-  const Summary& s = summaries_[id];
+  const Summary& s = summaryOf(id);
   const double band = defaultRange(graph_.value(id).type.dtype).hi;
   return std::max(std::abs(s.min), std::abs(s.max)) > 2 * band;
 }

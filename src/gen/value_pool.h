@@ -5,11 +5,13 @@
 // "may this value feed an operand that needs values in [lo, hi]?" costs O(1).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "interp/values.h"
 #include "ir/graph.h"
 #include "ops/instantiate.h"
+#include "support/double_scan.h"
 
 namespace nnfuzz {
 
@@ -43,16 +45,17 @@ class ValuePool : public OperandSource {
   void withhold(ValueId id) { std::erase(ids_, id); }
 
  private:
-  struct Summary {
-    double min = 0, max = 0, minAbs = 0;
-  };
+  using Summary = DoubleSummary;
+  /// The summary of a value's contents, scanned when first asked: most fresh operands
+  /// are never offered again, so their contents are never scanned.
+  const Summary& summaryOf(ValueId id) const;
   Graph& graph_;
   Rng& rng_;
   Reuse reuse_;
   bool seeded_ = false;              // ResultsAndSeed: the first value was offered
   std::vector<ValueId> ids_;
   std::vector<Tensor> data_;         // by value id
-  std::vector<Summary> summaries_;   // by value id
+  mutable std::vector<std::optional<Summary>> summaries_;  // by value id, once scanned
   std::vector<ValueId> candidates_;  // scratch
   std::vector<ValueId> wideCandidates_;  // scratch: candidates past the default band
 

@@ -7,6 +7,7 @@
 
 #include "ops/exactness.h"
 #include "ops/registry.h"
+#include "support/double_scan.h"
 #include "support/error.h"
 
 namespace nnfuzz {
@@ -92,7 +93,9 @@ std::vector<Tensor> evalOp(const OpSpec& spec, const std::vector<const Tensor*>&
   spec.reference(args);
   const bool noisyOperand = anyNoisy(inputs);
   for (Tensor& out : outputs) {
-    if (out.type.dtype != DType::Float64)
+    if (out.type.dtype == DType::Float32)
+      roundEachToFloat32(out.data);
+    else if (out.type.dtype != DType::Float64)
       for (double& x : out.data) x = roundTo(out.type.dtype, x);
     out.exact = exactResult(spec, inputs, out);
     out.noisy = !out.exact && (out.noisy || noisyOperand);  // a kernel may set it
@@ -207,9 +210,7 @@ std::vector<size_t> unreferencedOutputs(const Graph& graph) {
 bool allFinite(const Tensor& t, double limit) {
   // One comparison an element: NaN and the infinities fail it too (the bound is finite).
   const double bound = std::min(limit, std::numeric_limits<double>::max());
-  for (double x : t.data)
-    if (!(std::abs(x) <= bound)) return false;
-  return true;
+  return allWithinMagnitude(t.data, bound);
 }
 
 }  // namespace nnfuzz

@@ -92,10 +92,20 @@ template <typename F>
 void broadcastKernel(KernelArgs& args, F f) {
   Tensor& out = args.outputs[0];
   if (out.numel() == 0) return;
+  std::vector<double> operands(args.inputs.size());
+  // Operands of the result's shape (most draws) read at the result's offset: no walk.
+  const bool flatOperands = std::all_of(args.inputs.begin(), args.inputs.end(),
+                                        [&](const Tensor* in) { return in->type.shape == out.type.shape; });
+  if (flatOperands) {
+    for (size_t flat = 0; flat < out.data.size(); ++flat) {
+      for (size_t k = 0; k < args.inputs.size(); ++k) operands[k] = args.inputs[k]->data[flat];
+      out.data[flat] = f(operands);
+    }
+    return;
+  }
   std::vector<const Shape*> shapes;
   for (const Tensor* in : args.inputs) shapes.push_back(&in->type.shape);
   BroadcastWalk walk(out.type.shape, shapes);
-  std::vector<double> operands(args.inputs.size());
   int64_t flat = 0;
   do {
     for (size_t k = 0; k < args.inputs.size(); ++k)

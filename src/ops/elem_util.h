@@ -77,6 +77,11 @@ bool anyBroadcastPair(const KernelArgs& args, size_t ia, size_t ib, Pred pred) {
   const Tensor& b = *args.inputs[ib];
   auto shape = broadcastShapes(a.type.shape, b.type.shape);
   if (!shape || a.numel() == 0 || b.numel() == 0) return false;
+  if (a.type.shape == b.type.shape) {  // pairs at equal offsets: no walk
+    for (size_t i = 0; i < a.data.size(); ++i)
+      if (pred(a.data[i], b.data[i])) return true;
+    return false;
+  }
   const Shape* shapes[] = {&a.type.shape, &b.type.shape};
   BroadcastWalk walk(*shape, shapes);
   do {

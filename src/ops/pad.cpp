@@ -168,29 +168,40 @@ void padKernel(KernelArgs& args) {
   const Shape& shape = in.type.shape;
   const size_t r = shape.size();
   if (out.numel() == 0) return;
+  if (r == 0) {
+    out.data[0] = in.data[0];
+    return;
+  }
+  // Where index k of a dim of n elements reads from (-1: the constant).
+  const auto source = [mode](int64_t k, int64_t n) -> int64_t {
+    if (k >= 0 && k < n) return k;
+    if (mode == PadMode::Constant) return -1;
+    if (mode == PadMode::Edge) k = std::clamp<int64_t>(k, 0, n - 1);
+    if (mode == PadMode::Wrap) k = (k % n + n) % n;
+    // Reflect without repeating the border; loops only for pads inference rejects.
+    while (mode == PadMode::Reflect && (k < 0 || k >= n)) k = n == 1 ? 0 : k < 0 ? -k : 2 * (n - 1) - k;
+    return k;
+  };
   const auto strides = stridesOf(shape);
+  // Row by row: the outer dims give a row's start once, the innermost dim is a plain loop.
+  const size_t last = r - 1;
+  Shape rows = out.type.shape;
+  rows[last] = 1;
   std::vector<int64_t> index(r, 0);
-  int64_t flat = 0;
+  size_t flat = 0;
   do {
-    int64_t off = 0;
+    int64_t start = 0;
     bool outside = false;
-    for (size_t i = 0; i < r; ++i) {
-      const int64_t n = shape[i];
-      int64_t k = index[i] - pads[i];
-      if (k < 0 || k >= n) {
-        if (mode == PadMode::Constant) {
-          outside = true;
-          break;
-        }
-        if (mode == PadMode::Edge) k = std::clamp<int64_t>(k, 0, n - 1);
-        if (mode == PadMode::Wrap) k = (k % n + n) % n;
-        // Reflect without repeating the border; loops only for pads inference rejects.
-        while (mode == PadMode::Reflect && (k < 0 || k >= n)) k = n == 1 ? 0 : k < 0 ? -k : 2 * (n - 1) - k;
-      }
-      off += k * strides[i];
+    for (size_t i = 0; i < last && !outside; ++i) {
+      const int64_t k = source(index[i] - pads[i], shape[i]);
+      outside = k < 0;
+      start += k * strides[i];
     }
-    out.data[static_cast<size_t>(flat++)] = outside ? value : in.data[static_cast<size_t>(off)];
-  } while (nextIndex(index, out.type.shape));
+    for (int64_t j = 0; j < out.type.shape[last]; ++j) {
+      const int64_t k = outside ? -1 : source(j - pads[last], shape[last]);
+      out.data[flat++] = k < 0 ? value : in.data[static_cast<size_t>(start + k)];
+    }
+  } while (nextIndex(index, rows));
 }
 
 }  // namespace

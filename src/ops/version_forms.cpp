@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ops/common.h"
 #include "ops/opset_fit.h"
@@ -463,6 +464,19 @@ const Moves* movesOf(std::string_view op) {
   return it == byOp.end() ? nullptr : it->second;
 }
 
+// True when the opset-17 form of `op`'s nodes is the node itself, whatever it holds: no move
+// and nothing a later opset added (formProblem's shortcut, asked per draw and per node).
+bool canonicalAsItIs(std::string_view op, int opset) {
+  static const auto changed = [] {
+    std::unordered_set<std::string_view> ops;
+    for (const Moves& m : kMoves) ops.insert(m.op);
+    for (const LaterAttr& a : kLaterAttrs) ops.insert(a.op);
+    for (const LaterValue& v : kLaterValues) ops.insert(v.op);
+    return ops;
+  }();
+  return opset == 17 && !changed.count(op);
+}
+
 Work start(const NodeView& node, int opset) {
   Work w{node, opset, {}};
   w.form.op = std::string(node.op);
@@ -609,11 +623,7 @@ NodeForm formAt(const NodeView& node, int opset) {
 
 std::optional<std::string> formProblem(const NodeView& node, int opset) {
   // At opset 17 only a move or what a later opset added can refuse a node.
-  const auto laterAdded = [&] {
-    return std::ranges::any_of(kLaterAttrs, [&](const LaterAttr& a) { return a.op == node.op; }) ||
-           std::ranges::any_of(kLaterValues, [&](const LaterValue& v) { return v.op == node.op; });
-  };
-  if (opset == 17 && !movesOf(node.op) && !laterAdded()) return std::nullopt;
+  if (canonicalAsItIs(node.op, opset)) return std::nullopt;
   NodeForm form = formAt(node, opset);
   if (form.ok()) return std::nullopt;
   return std::move(form.error);
@@ -640,7 +650,7 @@ NodeForm canonicalFrom(const NodeView& node, int opset) {
 std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
   std::optional<std::string> problem;
   forEachNodeDeep(graph, [&](const Node& n, const Graph& g) {
-    if (problem) return;
+    if (problem || canonicalAsItIs(n.op, opset)) return;  // before gathering its operands
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
     types.reserve(n.inputs.size());
