@@ -198,6 +198,29 @@ TEST(ControlFlow, ScanWithAxesAndDirections) {
   EXPECT_EQ(out[1].data, (std::vector<double>{3, 5, 6, 106, 111, 115}));
 }
 
+// onnxruntime-any-dcf-c919d732 (the "avoid": [] campaign of 2026-11-29): Atanh(2) is NaN in a
+// Scan body, and the reference's Relu made it 0 while ONNX Runtime kept the NaN; the Scan's
+// result looked finite. A non-finite value inside a body makes the run an error instead.
+TEST(ControlFlow, ANonFiniteValueInsideABodyIsAnError) {
+  const char* text = R"(graph {
+  %0 = input f32[1,1]
+  %1 = input f32[1,1,1]
+  %2 = Scan(%0, %1) {body=graph {
+    %3 = input f32[1,1]
+    %4 = input f32[1,1]
+    %5 = Atanh(%4) : f32[1,1]
+    %6 = Relu(%5) : f32[1,1]
+    return %6
+  }, num_scan_inputs=1} : f32[1,1]
+  return %2
+}
+)";
+  const Graph g = parseGraph(text);
+  ASSERT_EQ(verifyGraph(g), std::nullopt);
+  EXPECT_THROW(runGraph(g, {f32({1, 1}, {0}), f32({1, 1, 1}, {2})}), Error);
+  EXPECT_EQ(runGraph(g, {f32({1, 1}, {0}), f32({1, 1, 1}, {0.5})})[0].data.size(), 1u);  // in Atanh's domain
+}
+
 TEST(ControlFlow, InferenceRefusesMismatchedBodies) {
   // Branches of different types.
   Graph g = parseGraph(R"(graph {

@@ -153,6 +153,13 @@ std::vector<Tensor> runBodyAll(const Graph& body, const std::vector<const Tensor
     }
   }
   runNodes(body, values);
+  // A NaN or infinity inside a body can leave it through a consumer that swallows it (Relu and
+  // Max turn NaN into a number in the reference, not in a SUT), past every finiteness check on
+  // the node's results: such a run has no trustworthy result (onnxruntime-any-dcf-c919d732).
+  for (NodeId id : body.nodes())
+    for (ValueId v : body.node(id).outputs)
+      if (v != kNoValue && !allFinite(values[v], std::numeric_limits<double>::infinity()))
+        throw Error("a body computes a non-finite value (" + body.node(id).op + ")");
   return values;
 }
 
