@@ -160,23 +160,20 @@ bool wrongBehindAnyProducer(const Graph& g, const std::vector<Tensor>& values, N
 
 }  // namespace
 
+namespace {
+
+// "(a,b)", "[a,b]", "{a,b}": a list in its brackets, or nothing when empty.
+std::string bracketed(const std::vector<std::string>& items, char open, char close) {
+  if (items.empty()) return "";
+  std::string s(1, open);
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? "," : "") + items[i];
+  return s + close;
+}
+
+}  // namespace
+
 std::string Culprit::text() const {
-  std::string s = op;
-  if (!dtypes.empty()) {
-    s += "(";
-    for (size_t i = 0; i < dtypes.size(); ++i) s += (i ? "," : "") + dtypes[i];
-    s += ")";
-  }
-  if (!bodyOps.empty()) {
-    s += "[";
-    for (size_t i = 0; i < bodyOps.size(); ++i) s += (i ? "," : "") + bodyOps[i];
-    s += "]";
-  }
-  if (!attrs.empty()) {
-    s += "{";
-    for (size_t i = 0; i < attrs.size(); ++i) s += (i ? "," : "") + attrs[i];
-    s += "}";
-  }
+  std::string s = op + bracketed(dtypes, '(', ')') + bracketed(bodyOps, '[', ']') + bracketed(attrs, '{', '}');
   if (behindAnyProducer) s += " behind any producer";
   return s;
 }

@@ -21,34 +21,14 @@ Signature culpritSignature(const Signature& dcf, const Culprit& culprit) {
   return s;
 }
 
-namespace {
-
-// The nodes a conversion-failure message lists ("A-<n>", "B-<n>"), and the text before them.
-bool failedNodes(const std::string& message, std::string& before, std::vector<std::string>& nodes) {
-  const size_t at = message.find(kConversionFailedFor);
-  if (at == std::string::npos) return false;
-  const size_t from = at + kConversionFailedFor.size();
-  before = message.substr(0, from);
-  nodes.clear();
-  for (size_t i = from; i < message.size();) {
-    size_t end = message.find(", ", i);
-    if (end == std::string::npos) end = message.size();
-    nodes.push_back(message.substr(i, end - i));
-    i = end == message.size() ? end : end + 2;
-  }
-  return !nodes.empty();
-}
-
-}  // namespace
-
 bool stillTheBug(const Signature& candidate, const Signature& target) {
   if (candidate == target) return true;
   Signature sameWords = candidate;
   sameWords.message = target.message;
   std::string candidateBefore, targetBefore;
   std::vector<std::string> candidateNodes, targetNodes;
-  if (!(sameWords == target) || !failedNodes(candidate.message, candidateBefore, candidateNodes) ||
-      !failedNodes(target.message, targetBefore, targetNodes) || candidateBefore != targetBefore)
+  if (!(sameWords == target) || !failedNodeList(candidate.message, candidateBefore, candidateNodes) ||
+      !failedNodeList(target.message, targetBefore, targetNodes) || candidateBefore != targetBefore)
     return false;
   for (const std::string& node : candidateNodes)
     if (std::find(targetNodes.begin(), targetNodes.end(), node) == targetNodes.end()) return false;

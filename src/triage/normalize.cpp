@@ -172,24 +172,17 @@ std::string_view trim(std::string_view s) {
 // Scan-<n>"). A failing If, Loop or Scan is the failure: which other nodes fail beside it
 // (its body's, or a second bug's the reducer cannot then cut away) is an accident of the model.
 std::string keepControlFlowFailures(std::string line) {
-  const size_t at = line.find(kConversionFailedFor);
-  if (at == std::string::npos) return line;
-  const size_t from = at + kConversionFailedFor.size();
-  std::vector<std::string> kept;
-  for (size_t i = from; i < line.size();) {
-    size_t end = line.find(", ", i);
-    if (end == std::string::npos) end = line.size();
-    const std::string item = line.substr(i, end - i);
+  std::string before;
+  std::vector<std::string> nodes, kept;
+  if (!failedNodeList(line, before, nodes)) return line;
+  for (const std::string& item : nodes) {
     const std::string name = item.substr(0, item.find('-'));
-    if ((name == "If" || name == "Loop" || name == "Scan") &&
-        std::find(kept.begin(), kept.end(), item) == kept.end())
+    if ((name == "If" || name == "Loop" || name == "Scan") && std::find(kept.begin(), kept.end(), item) == kept.end())
       kept.push_back(item);
-    i = end == line.size() ? end : end + 2;
   }
   if (kept.empty()) return line;
-  std::string out = line.substr(0, from);
-  for (size_t k = 0; k < kept.size(); ++k) out += (k ? ", " : "") + kept[k];
-  return out;
+  for (size_t k = 0; k < kept.size(); ++k) before += (k ? ", " : "") + kept[k];
+  return before;
 }
 
 // ONNX Runtime says where a kernel failed around the kernel's own words: "Non-zero status code
@@ -219,6 +212,21 @@ std::string_view withoutOffendingCall(std::string_view message) {
 }
 
 }  // namespace
+
+bool failedNodeList(const std::string& message, std::string& before, std::vector<std::string>& nodes) {
+  const size_t at = message.find(kConversionFailedFor);
+  if (at == std::string::npos) return false;
+  const size_t from = at + kConversionFailedFor.size();
+  before = message.substr(0, from);
+  nodes.clear();
+  for (size_t i = from; i < message.size();) {
+    size_t end = message.find(", ", i);
+    if (end == std::string::npos) end = message.size();
+    nodes.push_back(message.substr(i, end - i));
+    i = end == message.size() ? end : end + 2;
+  }
+  return !nodes.empty();
+}
 
 std::string normalizeLine(std::string_view s) {
   std::string out;

@@ -23,6 +23,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nnfuzz {
 
@@ -31,6 +32,10 @@ inline constexpr size_t kMaxNormalizedMessage = 300;
 
 /// OpenVINO's list of the nodes whose conversion failed follows these words.
 inline constexpr std::string_view kConversionFailedFor = "Conversion is failed for: ";
+
+/// A message's OpenVINO failed-node list: the text up to and with kConversionFailedFor, and the
+/// nodes after it ("DFT-<n>", "Scan-<n>"). False when the message has no such list.
+bool failedNodeList(const std::string& message, std::string& before, std::vector<std::string>& nodes);
 
 /// One line normalised (see the file comment); no line structure is looked at.
 std::string normalizeLine(std::string_view line);
