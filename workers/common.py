@@ -24,7 +24,10 @@ import functools
 import gc
 import json
 import math
+import mmap
 import os
+import signal
+import struct
 import sys
 import time
 import traceback
@@ -79,6 +82,10 @@ class Backend:
     #: mode name -> the SUT's optimisation passes a request may switch off by name
     #: ("disable": [...]); nnfuzz's triage names the pass behind an optimiser bug with them
     PASSES = {}
+    #: A fork server (NNFUZZ_FORK_SERVER=1) forks children off the loaded SUT, and fork copies
+    #: only the calling thread. By default it is used only when load() leaves one thread. True
+    #: says the threads the SUT has started by then are idle helpers a child can do without.
+    FORK_SAFE = False
 
     def __init__(self, mode):
         self.mode = mode
@@ -349,15 +356,30 @@ def main(backend_class, argv=None):
     except ImportError as exc:
         print(f"{backend_class.NAME} worker: not installed: {exc}", file=sys.stderr)
         return 3
+    forking = os.environ.get("NNFUZZ_FORK_SERVER") == "1" and (backend.FORK_SAFE or _single_threaded())
     hello = {"hello": backend_class.NAME, "version": version, "modes": list(backend_class.MODES),
-             "protocol": PROTOCOL_VERSION}
+             "protocol": PROTOCOL_VERSION, "fork_server": forking}
     if backend_class.PASSES.get(mode):
         hello["passes"] = list(backend_class.PASSES[mode])
     proto.send(hello)
     # The SUT's and numpy's modules stay for good: the collector need not walk them again
     # each time it runs (about 1% of a campaign's CPU).
     gc.freeze()
-    for line in sys.stdin:
+    if forking:
+        return _keep_forking(backend, proto)
+    _serve(backend, proto, None)
+    return 0
+
+
+def _serve(backend, proto, serving):
+    """The request loop. `serving` (fork server only) is shared with the keeper: the id of the
+    request in hand, 0 between requests."""
+    while True:
+        if serving is not None:
+            _SERVING.pack_into(serving, 0, 0)
+        line = sys.stdin.readline()
+        if not line:
+            return
         if not line.strip():
             continue
         try:
@@ -365,7 +387,73 @@ def main(backend_class, argv=None):
         except ValueError:
             print(f"worker: ignoring a request that is not JSON: {line[:200]!r}", file=sys.stderr)
             continue
+        if serving is not None and isinstance(req.get("id"), int) and 0 < req["id"] < 2 ** 63:
+            _SERVING.pack_into(serving, 0, req["id"])
         # Anything escaping serve_one (say MemoryError while replying) ends the worker: nnfuzz
         # sees it die mid-case, reads the traceback on stderr and starts a fresh one.
         serve_one(backend, req, proto.send)
-    return 0
+
+
+_SERVING = struct.Struct("q")
+
+
+def _single_threaded():
+    """Forking copies only the calling thread: a SUT that started threads while loading
+    (a pool, a watchdog) would wake up in the child without them."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def _keep_forking(backend, proto):
+    """The fork server (docs/worker-protocol.md): this process, with the SUT loaded, forks a
+    child that serves requests. When the child dies, a "died" line says how and during which
+    request, and the next child is one fork away instead of a restart with every import."""
+    serving = mmap.mmap(-1, _SERVING.size)  # MAP_SHARED: the child's writes reach the keeper
+    die_with_parent = _death_signal_setter()
+    while True:
+        _SERVING.pack_into(serving, 0, 0)
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                die_with_parent()
+                _serve(backend, proto, serving)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:  # what would have ended a plain worker: the traceback, status 1
+                traceback.print_exc()
+                code = 1
+            sys.stderr.flush()
+            os._exit(code)  # no interpreter shutdown: the keeper owns the SUT's teardown
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        served = _SERVING.unpack_from(serving, 0)[0]
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and served == 0:
+            return 0  # end of input
+        died = ({"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status)
+                else {"exit": os.WEXITSTATUS(status)})
+        proto.send({"died": died, "id": served or None})
+
+
+def _death_signal_setter():
+    """What a child calls first to die with the keeper (PR_SET_PDEATHSIG), as the keeper dies
+    with nnfuzz; looked up once, before forking."""
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return lambda: None
+    keeper = os.getpid()
+
+    def set_it():
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != keeper:  # the keeper died before prctl took effect
+            os._exit(1)
+    return set_it

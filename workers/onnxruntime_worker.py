@@ -43,6 +43,9 @@ class OnnxRuntime(common.Backend):
     MODES = {"opt": "graph_optimization_level=ORT_ENABLE_ALL",
              "noopt": "graph_optimization_level=ORT_DISABLE_ALL"}
     PASSES = {"opt": REWRITE_RULES + TRANSFORMERS}
+    # Importing onnxruntime 1.31 starts one thread, which sleeps on a condition variable until
+    # exit; sessions neither wake nor wait for it.
+    FORK_SAFE = True
 
     def load(self):
         import onnxruntime as ort

@@ -36,8 +36,29 @@ std::variant<Hello, std::string> parseHello(const std::string& line) {
     const int64_t version = j["protocol"].get<int64_t>();
     hello.protocol = version < 1 ? 1 : version > 1000 ? 1000 : static_cast<int>(version);
   }
+  hello.forkServer = j.contains("fork_server") && j["fork_server"].is_boolean() && j["fork_server"].get<bool>();
   return hello;
 }
+
+namespace {
+
+// {"died": {"signal": 11} or {"exit": 1}, "id": the request the child was serving, or null}
+std::variant<Reply, std::string> parseDeath(const json& j, uint64_t id) {
+  Reply reply;
+  reply.status = "died";
+  const json& died = j.at("died");
+  const bool bySignal = died.contains("signal");
+  if (bySignal == died.contains("exit")) throw Error("'died' needs one of 'signal' and 'exit'");
+  const int value = died.at(bySignal ? "signal" : "exit").get<int>();
+  if (value < (bySignal ? 1 : 0) || value > 255) throw Error("'died' out of range");
+  reply.death.exited = !bySignal;
+  (bySignal ? reply.death.signal : reply.death.code) = value;
+  const json served = j.value("id", json());
+  reply.death.duringRequest = !served.is_null() && served.get<uint64_t>() == id;
+  return reply;
+}
+
+}  // namespace
 
 std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id, const std::string& phase,
                                             double elapsedSeconds) {
@@ -45,6 +66,7 @@ std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id
   if (j.is_discarded() || !j.is_object()) return "not a JSON object: " + clip(line, 200);
   Reply reply;
   try {
+    if (j.contains("died")) return parseDeath(j, id);
     if (j.value("id", json()).get<uint64_t>() != id) throw Error("wrong id");
     if (j.value("phase", "") != phase) throw Error("expected phase '" + phase + "', got '" + clip(j.value("phase", ""), 40) + "'");
     reply.status = j.at("status").get<std::string>();

@@ -22,6 +22,10 @@ struct Hello {
   /// The protocol version the worker speaks; 2 and up take "packed" requests (a packed case,
   /// the outputs in one file).
   int protocol = 1;
+  /// The worker keeps the SUT loaded in a keeper process and serves cases from a forked child;
+  /// a child's death is reported on a "died" line and costs a fork, not a restart
+  /// (docs/worker-protocol.md, "Fork server").
+  bool forkServer = false;
 };
 
 /// A prepare or run reply.
@@ -32,12 +36,21 @@ struct Reply {
   std::vector<std::string> outputs;
   /// run/ok of a packed request: one SequenceProto file holding every output, instead of `outputs`
   std::string outputsFile;
+  /// A fork server's "died" line (status "died"): how its serving child ended, and whether it
+  /// was serving the request asked about (else it died between cases).
+  struct Death {
+    bool duringRequest = false;
+    bool exited = false;  ///< exited with `code`; else killed by `signal`
+    int code = 0, signal = 0;
+  };
+  Death death;
 };
 
 /// The hello, or what is wrong with the line.
 std::variant<Hello, std::string> parseHello(const std::string& line);
 /// The reply to request `id` in `phase` ("prepare" or "run"), or what is wrong with it;
-/// `elapsedSeconds` stands in for a reply that gives no "seconds".
+/// `elapsedSeconds` stands in for a reply that gives no "seconds". A fork server's "died"
+/// line comes back as a Reply with status "died" whatever the phase.
 std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id, const std::string& phase,
                                             double elapsedSeconds);
 

@@ -97,6 +97,7 @@ SpawnOptions Worker::spawnOptions() const {
   options.argv.push_back(spec_.mode);
   options.addressSpaceBytes = spec_.limits.memoryBytes;
   options.env = {{"OMP_NUM_THREADS", "1"}, {"OMP_WAIT_POLICY", "PASSIVE"}};
+  if (spec_.forkServer) options.env.emplace_back("NNFUZZ_FORK_SERVER", "1");
   if (spec_.heapCheck) {
     options.env.emplace_back("MALLOC_CHECK_", "3");
     options.env.emplace_back("MALLOC_PERTURB_", "165");  // 0xA5: freed and fresh memory is junk, not zero
@@ -255,27 +256,43 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
 std::optional<Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                                 std::chrono::milliseconds limit) {
   Clock::time_point begin = Clock::now();
-  std::string line;
-  switch (child_->readLine(line, begin + limit)) {
-    case Child::Read::Line: break;
-    case Child::Read::TooLong: recordProtocolError(outcome, phase, "reply line too long"); return std::nullopt;
-    case Child::Read::Closed: recordDeath(outcome, phase); return std::nullopt;
-    case Child::Read::Timeout:
-      child_->killAndWait();
-      outcome.status = RunStatus::Timeout;
-      outcome.stderrTail = child_->stderrTail();
-      outcome.phase = stageFromStderr(outcome.stderrTail, phase);
-      outcome.message = outcome.phase + " took longer than " + formatSeconds(limit);
-      (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
-      child_.reset();
+  Reply reply;
+  for (;;) {
+    std::string line;
+    switch (child_->readLine(line, begin + limit)) {
+      case Child::Read::Line: break;
+      case Child::Read::TooLong: recordProtocolError(outcome, phase, "reply line too long"); return std::nullopt;
+      case Child::Read::Closed: recordDeath(outcome, phase); return std::nullopt;
+      case Child::Read::Timeout:
+        child_->killAndWait();
+        outcome.status = RunStatus::Timeout;
+        outcome.stderrTail = child_->stderrTail();
+        outcome.phase = stageFromStderr(outcome.stderrTail, phase);
+        outcome.message = outcome.phase + " took longer than " + formatSeconds(limit);
+        (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
+        child_.reset();
+        return std::nullopt;
+    }
+    auto parsed = parseReply(line, id, phase, secondsSince(begin));
+    if (auto* bad = std::get_if<std::string>(&parsed)) {
+      recordProtocolError(outcome, phase, *bad);
       return std::nullopt;
-  }
-  auto parsed = parseReply(line, id, phase, secondsSince(begin));
-  if (auto* bad = std::get_if<std::string>(&parsed)) {
-    recordProtocolError(outcome, phase, *bad);
+    }
+    reply = std::get<Reply>(std::move(parsed));
+    if (reply.status != "died") break;
+    if (!hello_.forkServer) {
+      recordProtocolError(outcome, phase, "a 'died' line from a worker that is no fork server");
+      return std::nullopt;
+    }
+    ++forks_;
+    // A child that died between cases says nothing about this one: its replacement reads the request.
+    if (!reply.death.duringRequest) continue;
+    child_->drainStderr();  // the child wrote its last words before the keeper reaped it
+    ExitInfo info{reply.death.exited, reply.death.code, reply.death.signal};
+    classifyDeath(outcome, phase, info, false);  // nnfuzz never signals a fork server's child alone
+    (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
     return std::nullopt;
   }
-  Reply reply = std::get<Reply>(std::move(parsed));
   if (reply.status == "ok") return reply;
   (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = reply.seconds;
   outcome.phase = reply.stage.empty() ? phase : reply.stage;
@@ -299,25 +316,35 @@ void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
   std::optional<ExitInfo> info = child_->wait(Clock::now() + std::chrono::seconds(2));
   bool lingered = !info;
   if (lingered) info = child_->killAndWait();  // closed stdout yet kept running
+  if (lingered) {
+    outcome.stderrTail = child_->stderrTail();
+    outcome.phase = stageFromStderr(outcome.stderrTail, phase);
+    outcome.status = RunStatus::WorkerError;
+    outcome.message = "the worker closed its stdout during " + phase + " but did not exit";
+    if (std::string tail = lastLine(outcome.stderrTail); !tail.empty()) outcome.message += ": " + clip(tail, 300);
+  } else {
+    classifyDeath(outcome, phase, *info, child_->killedByUs());
+  }
+  child_.reset();
+}
+
+// A worker (or a fork server's child) that ended mid-case: a crash, out of memory, or an exit.
+void Worker::classifyDeath(RunOutcome& outcome, const std::string& phase, const ExitInfo& info, bool killedByUs) {
   outcome.stderrTail = child_->stderrTail();
   outcome.phase = stageFromStderr(outcome.stderrTail, phase);
   std::string recent = outcome.stderrTail.substr(outcome.stderrTail.size() - std::min<size_t>(4096, outcome.stderrTail.size()));
-  if (lingered) {
-    outcome.status = RunStatus::WorkerError;
-    outcome.message = "the worker closed its stdout during " + phase + " but did not exit";
-  } else if (info->signal != 0) {
-    outcome.signal = info->signal;
+  if (info.signal != 0) {
+    outcome.signal = info.signal;
     // SIGKILL that nnfuzz did not send comes from the kernel's OOM killer (or a person).
-    bool oom = (info->signal == SIGKILL && !child_->killedByUs()) || looksLikeOutOfMemory(recent);
+    bool oom = (info.signal == SIGKILL && !killedByUs) || looksLikeOutOfMemory(recent);
     outcome.status = oom ? RunStatus::OutOfMemory : RunStatus::Crash;
-    outcome.message = "worker died by " + signalName(info->signal) + " during " + outcome.phase;
+    outcome.message = "worker died by " + signalName(info.signal) + " during " + outcome.phase;
   } else {
-    outcome.exitCode = info->code;
+    outcome.exitCode = info.code;
     outcome.status = looksLikeOutOfMemory(recent) ? RunStatus::OutOfMemory : RunStatus::WorkerError;
-    outcome.message = "worker exited with status " + std::to_string(info->code) + " during " + phase;
+    outcome.message = "worker exited with status " + std::to_string(info.code) + " during " + phase;
   }
   if (std::string tail = lastLine(recent); !tail.empty()) outcome.message += ": " + clip(tail, 300);
-  child_.reset();
 }
 
 void Worker::recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem) {

@@ -41,6 +41,9 @@ struct WorkerSpec {
   std::vector<std::string> command;  ///< argv before `--mode`
   std::vector<std::pair<std::string, std::string>> env;  ///< extra environment variables
   WorkerLimits limits;
+  /// Asks the worker to serve from a fork server if it can (NNFUZZ_FORK_SERVER=1): a crash then
+  /// costs a fork instead of a restart with the SUT's imports.
+  bool forkServer = true;
   /// glibc heap checking: MALLOC_CHECK_=3 (with libc_malloc_debug.so preloaded, which
   /// glibc >= 2.34 needs for it to have any effect) and MALLOC_PERTURB_, so a heap
   /// corruption aborts the worker (a Crash finding) instead of passing silently.
@@ -76,6 +79,8 @@ class Worker {
   const Hello& hello() const { return hello_; }
   /// How many worker processes were started so far (1 + restarts after deaths).
   int starts() const { return starts_; }
+  /// How many serving children a fork server replaced after they died (no restart needed).
+  int forks() const { return forks_; }
   /// Wall-clock seconds the last start took, spawn to hello.
   double lastStartSeconds() const { return lastStartSeconds_; }
   const WorkerSpec& spec() const { return spec_; }
@@ -85,6 +90,7 @@ class Worker {
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);
   void recordDeath(RunOutcome& outcome, const std::string& phase);
+  void classifyDeath(RunOutcome& outcome, const std::string& phase, const ExitInfo& info, bool killedByUs);
   void recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem);
   void readOutputs(RunOutcome& outcome, const Reply& reply);
   SpawnOptions spawnOptions() const;
@@ -97,6 +103,7 @@ class Worker {
   bool ownScratch_ = false;
   uint64_t nextId_ = 1;
   int starts_ = 0;
+  int forks_ = 0;
   double lastStartSeconds_ = 0;
 };
 

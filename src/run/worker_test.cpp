@@ -52,8 +52,9 @@ class WorkerTest : public ::testing::Test {
     return dir;
   }
 
-  static WorkerSpec spec(const std::string& mode = "scripted") {
+  static WorkerSpec spec(const std::string& mode = "scripted", bool forkServer = false) {
     WorkerSpec s;
+    s.forkServer = forkServer;
     s.backend = "fake";
     s.mode = mode;
     s.command = {NNFUZZ_FAKE_WORKER};
@@ -88,22 +89,28 @@ struct Expectation {
   std::string phase;
   int signal = 0;
   std::string messagePart;
+  /// Where a fork server makes it differ: a child that dies mid-line leaves its half line in
+  /// front of the keeper's "died" line.
+  std::string forkServerMessagePart = "";
 };
 
 void PrintTo(const Expectation& e, std::ostream* os) { *os << e.behaviour; }
 
-class FailureTest : public WorkerTest, public ::testing::WithParamInterface<Expectation> {};
+class FailureTest : public WorkerTest, public ::testing::WithParamInterface<std::tuple<Expectation, bool>> {};
 
-// Each failure is classified, and the very same Worker then passes an ordinary case.
+// Each failure is classified, and the very same Worker then passes an ordinary case; with and
+// without a fork server.
 TEST_P(FailureTest, IsClassifiedAndTheNextCaseStillWorks) {
-  const Expectation& e = GetParam();
-  Worker w(spec());
+  const auto& [e, forkServer] = GetParam();
+  Worker w(spec("scripted", forkServer));
   expectOk(w.runCase(caseWith("ok")));
+  EXPECT_EQ(w.hello().forkServer, forkServer);
   RunOutcome bad = w.runCase(caseWith(e.behaviour));
   EXPECT_EQ(runStatusName(bad.status), std::string(runStatusName(e.status))) << bad.message << "\n" << bad.stderrTail;
   EXPECT_EQ(bad.phase, e.phase);
   EXPECT_EQ(bad.signal, e.signal) << bad.message;
-  EXPECT_NE(bad.message.find(e.messagePart), std::string::npos) << bad.message;
+  const std::string& part = forkServer && !e.forkServerMessagePart.empty() ? e.forkServerMessagePart : e.messagePart;
+  EXPECT_NE(bad.message.find(part), std::string::npos) << bad.message;
   EXPECT_TRUE(bad.outputs.empty());
   EXPECT_EQ(bad.backend, "fake");
   EXPECT_EQ(bad.mode, "scripted");
@@ -112,7 +119,7 @@ TEST_P(FailureTest, IsClassifiedAndTheNextCaseStillWorks) {
 
 INSTANTIATE_TEST_SUITE_P(
     Isolation, FailureTest,
-    ::testing::Values(
+    ::testing::Combine(::testing::Values(
         Expectation{"segv-prepare", RunStatus::Crash, "prepare", SIGSEGV, "SIGSEGV during prepare"},
         Expectation{"segv-run", RunStatus::Crash, "run", SIGSEGV, "SIGSEGV during run"},
         Expectation{"abort-run", RunStatus::Crash, "run", SIGABRT, "SIGABRT"},
@@ -136,14 +143,16 @@ INSTANTIATE_TEST_SUITE_P(
         Expectation{"stage-then-segv-prepare", RunStatus::Crash, "prepare", SIGSEGV, "SIGSEGV during prepare"},
         Expectation{"bad-stage", RunStatus::WorkerError, "prepare", 0, "bad stage 'Convert it'"},
         // Faults of the pipe itself.
-        Expectation{"partial-reply", RunStatus::WorkerError, "run", 0, "exited with status 3 during run"},
+        Expectation{"partial-reply", RunStatus::WorkerError, "run", 0, "exited with status 3 during run",
+                    "protocol: not a JSON object"},
         Expectation{"stdout-flood", RunStatus::WorkerError, "run", 0, "reply line too long"},
         Expectation{"orphan-exit", RunStatus::WorkerError, "run", 0, "exited with status 4 during run"}),
-    [](const ::testing::TestParamInfo<Expectation>& info) {
-      std::string name = info.param.behaviour;
+    ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<Expectation, bool>>& info) {
+      std::string name = std::get<0>(info.param).behaviour;
       for (char& c : name)
         if (c == '-') c = '_';
-      return name;
+      return name + (std::get<1>(info.param) ? "_forked" : "");
     });
 
 TEST_F(WorkerTest, ErrorRepliesKeepTheWorkerAlive) {
@@ -161,6 +170,47 @@ TEST_F(WorkerTest, DeathsRestartAFreshWorker) {
   EXPECT_EQ(w.runCase(caseWith("hang-run")).status, RunStatus::Timeout);
   expectOk(w.runCase(caseWith("ok")));
   EXPECT_EQ(w.starts(), 3);
+}
+
+// A fork server's child that dies costs a fork: the keeper (the process nnfuzz started) lives
+// on and reports it. A timeout still kills the whole group, keeper included.
+TEST_F(WorkerTest, AForkServerReplacesItsDeadChildWithoutARestart) {
+  Worker w(spec("scripted", true));
+  expectOk(w.runCase(caseWith("ok")));
+  for (const char* fatal : {"segv-run", "abort-run", "segv-prepare", "exit-run"}) {
+    EXPECT_NE(w.runCase(caseWith(fatal)).status, RunStatus::Ok);
+    EXPECT_TRUE(w.running());
+    expectOk(w.runCase(caseWith("ok")));
+  }
+  EXPECT_EQ(w.starts(), 1);
+  EXPECT_EQ(w.forks(), 4);
+  EXPECT_EQ(w.runCase(caseWith("hang-run")).status, RunStatus::Timeout);
+  expectOk(w.runCase(caseWith("ok")));
+  EXPECT_EQ(w.starts(), 2);
+}
+
+TEST(ProtocolLines, ForkServerDeathLines) {
+  auto death = [](const std::string& line, uint64_t id) {
+    auto parsed = parseReply(line, id, "run", 0);
+    EXPECT_TRUE(std::holds_alternative<Reply>(parsed)) << line;
+    return std::holds_alternative<Reply>(parsed) ? std::get<Reply>(parsed) : Reply{};
+  };
+  Reply r = death(R"({"died": {"signal": 11}, "id": 4})", 4);
+  EXPECT_EQ(r.status, "died");
+  EXPECT_TRUE(r.death.duringRequest);
+  EXPECT_FALSE(r.death.exited);
+  EXPECT_EQ(r.death.signal, 11);
+  r = death(R"({"died": {"exit": 1}, "id": null})", 4);
+  EXPECT_FALSE(r.death.duringRequest);
+  EXPECT_TRUE(r.death.exited);
+  EXPECT_EQ(r.death.code, 1);
+  EXPECT_FALSE(death(R"({"died": {"exit": 0}, "id": 3})", 4).death.duringRequest);
+  for (const char* bad : {R"({"died": {}, "id": 4})", R"({"died": {"signal": 11, "exit": 1}, "id": 4})",
+                          R"({"died": {"signal": 0}, "id": 4})", R"({"died": {"exit": 300}, "id": 4})",
+                          R"({"died": 11, "id": 4})", R"({"died": {"signal": "SEGV"}, "id": 4})"})
+    EXPECT_TRUE(std::holds_alternative<std::string>(parseReply(bad, 4, "run", 0))) << bad;
+  EXPECT_TRUE(std::get<Hello>(parseHello(R"({"hello": "x", "fork_server": true})")).forkServer);
+  EXPECT_FALSE(std::get<Hello>(parseHello(R"({"hello": "x", "fork_server": 1})")).forkServer);
 }
 
 TEST_F(WorkerTest, StderrTailIsTheLast64KiB) {

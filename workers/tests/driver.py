@@ -19,13 +19,14 @@ ROOT = os.path.dirname(WORKERS)
 class Driver:
     """Speaks the worker protocol from the nnfuzz side (just enough for tests)."""
 
-    def __init__(self, argv, timeout=120, stderr=subprocess.PIPE):
-        """stderr: a file for a worker that writes more than a pipe holds (nothing drains it)."""
+    def __init__(self, argv, timeout=120, stderr=subprocess.PIPE, env=None):
+        """stderr: a file for a worker that writes more than a pipe holds (nothing drains it).
+        env: the worker's environment (default: this process's)."""
         self.timeout = timeout
         # stdout unbuffered and split by hand: select() on a buffered reader would miss a
         # second line that arrived with the first
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr, bufsize=0)
+                                     stderr=stderr, bufsize=0, env=env)
         self.buffer = b""
         started = time.perf_counter()
         self.hello = self.read()

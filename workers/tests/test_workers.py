@@ -1,7 +1,9 @@
 """The Python workers: each real SUT on a small mixed model in each mode, and the shared
 helper's promises (stdout hygiene, error classification, dtype checks, exit statuses)."""
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -169,6 +171,33 @@ def test_input_dtype_disagreeing_with_the_model_is_a_worker_error(driver, tmp_pa
     assert prepare["status"] == "worker_error" and "float64" in prepare["message"], prepare
     [prepare] = d.request(tmp_path / "identity", tmp_path / "out")  # still serving
     assert prepare["status"] == "worker_error"
+
+
+def test_fork_server_reports_a_dead_child_and_serves_on(driver, tmp_path):
+    ok = identity_case(tmp_path)
+    d = driver([sys.executable, TOY, "--mode", "crashy"], env={**os.environ, "NNFUZZ_FORK_SERVER": "1"})
+    assert d.hello["fork_server"] is True
+    assert [r["status"] for r in d.request(ok, tmp_path / "out")] == ["ok", "ok"]
+    for name, died in (("segv", {"signal": 11}), ("exit", {"exit": 5})):
+        shutil.copytree(ok, tmp_path / name)
+        req_id = d.next_id
+        d.next_id += 1
+        request = {"id": req_id, "case": str(tmp_path / name), "out": str(tmp_path / "out")}
+        d.proc.stdin.write((json.dumps(request) + "\n").encode())
+        d.proc.stdin.flush()
+        assert d.read() == {"died": died, "id": req_id}
+        assert d.proc.poll() is None  # the keeper lives on
+        assert [r["status"] for r in d.request(ok, tmp_path / "out")] == ["ok", "ok"]
+    d.proc.stdin.close()
+    assert d.proc.wait(timeout=30) == 0
+    assert b"Fatal Python error: Segmentation fault" in d.proc.stderr.read()
+
+
+def test_no_fork_server_unless_asked_or_when_loading_started_threads(driver):
+    plain = driver([sys.executable, TOY, "--mode", "crashy"])
+    assert plain.hello["fork_server"] is False
+    threaded = driver([sys.executable, TOY, "--mode", "threaded"], env={**os.environ, "NNFUZZ_FORK_SERVER": "1"})
+    assert threaded.hello["fork_server"] is False
 
 
 def test_missing_package_and_unknown_mode_exit_before_hello():

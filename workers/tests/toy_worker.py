@@ -4,7 +4,8 @@
 Its "SUT" is onnx's ReferenceEvaluator; the mode picks a misbehaviour: `chatty` prints to
 stdout from Python and through the raw fd 1 (as native code would), `memory` raises
 MemoryError in run, `missing` fails to import its package, `convert-fails` raises inside a
-named step of prepare (common.stage).
+named step of prepare (common.stage). `crashy` dies in prepare when the case folder's name says
+how (`segv...`, `exit...`) and serves any other case; `threaded` starts a thread while loading.
 """
 
 import os
@@ -16,16 +17,25 @@ import common  # noqa: E402
 
 class Toy(common.Backend):
     NAME = "toy"
-    MODES = {"plain": "", "chatty": "", "memory": "", "missing": "", "convert-fails": ""}
+    MODES = {"plain": "", "chatty": "", "memory": "", "missing": "", "convert-fails": "", "crashy": "", "threaded": ""}
 
     def load(self):
         if self.mode == "missing":
             import nnfuzz_no_such_package  # noqa: F401
+        if self.mode == "threaded":
+            import threading
+            threading.Thread(target=threading.Event().wait, daemon=True).start()
         import onnx
         return onnx.__version__
 
     def prepare(self, model_path, model):
         from onnx.reference import ReferenceEvaluator
+        case = os.path.basename(os.path.dirname(model_path))
+        if self.mode == "crashy" and case.startswith("segv"):
+            import ctypes
+            ctypes.string_at(0)  # a real SIGSEGV, as a native SUT's
+        if self.mode == "crashy" and case.startswith("exit"):
+            sys.exit(5)
         if self.mode == "convert-fails":
             with common.stage("convert"):
                 raise ValueError("toy converter cannot take Identity")

@@ -5,9 +5,12 @@
 // the yardstick for the protocol's own per-case overhead. Native C++ on purpose: its crashes
 // are real null dereferences, aborts and heap corruptions, not simulated ones.
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,12 +61,13 @@ void allocateForever(std::vector<char*>& hoard) {
   }
 }
 
-// One byte past a heap block: glibc's default checks miss it; MALLOC_CHECK_=3 aborts in free.
+// One byte past a heap block, inside the chunk's padding (20 bytes asked, 24 usable): glibc's
+// default checks cannot see it; MALLOC_CHECK_=3 keeps a guard byte right after the 20 and aborts in free.
 // Its guard byte depends on the block's address, so one fill value matches it in 1 run of 256
 // (a flaky test): a second block, filled with another value, cannot match too.
 void overflowHeap() {
   for (const char fill : {'x', 'y'}) {
-    volatile size_t size = 24;  // opaque to GCC, which would reject a constant overflow
+    volatile size_t size = 20;  // opaque to GCC, which would reject a constant overflow
     char* block = static_cast<char*>(std::malloc(size));
     asm volatile("" : : "r"(block) : "memory");  // keeps GCC from eliding the malloc/free pair
     std::memset(block, fill, size + 1);
@@ -98,6 +102,33 @@ std::string halfTensor(const fs::path& out) {
   return path.string();
 }
 
+// Fork-server mode: the id of the request the serving child is on, 0 between requests, in a
+// page the keeper shares with it.
+int64_t* servingId = nullptr;
+
+int serve(const std::string& fixedMode);
+
+// NNFUZZ_FORK_SERVER=1 (docs/worker-protocol.md, "Fork server"): this process keeps forking a
+// child that serves requests, and reports each child's death on a "died" line.
+int keepForking(const std::string& fixedMode) {
+  void* page = mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return serve(fixedMode);
+  servingId = static_cast<int64_t*>(page);
+  for (;;) {
+    *servingId = 0;
+    const pid_t child = fork();
+    if (child < 0) return serve(fixedMode);
+    if (child == 0) std::_Exit(serve(fixedMode));
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    const int64_t served = *servingId;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && served == 0) return 0;  // end of input
+    const json died = WIFSIGNALED(status) ? json{{"signal", WTERMSIG(status)}} : json{{"exit", WEXITSTATUS(status)}};
+    send({{"died", died}, {"id", served ? json(served) : json(nullptr)}});
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,14 +144,25 @@ int main(int argc, char** argv) {
   if (fixedMode == "slow-start") hang();
   // NNFUZZ_FAKE_PROTOCOL=2: takes packed requests (docs/worker-protocol.md, "Protocol 2").
   const char* protocol = std::getenv("NNFUZZ_FAKE_PROTOCOL");
+  const char* forkServer = std::getenv("NNFUZZ_FORK_SERVER");
+  const bool forking = forkServer && std::string(forkServer) == "1";
   send({{"hello", "fake"}, {"version", "0.1"}, {"modes", kModes},
-        {"protocol", protocol && std::string(protocol) == "2" ? 2 : 1}});
+        {"protocol", protocol && std::string(protocol) == "2" ? 2 : 1}, {"fork_server", forking}});
   if (fixedMode == "exit-after-hello") return 0;
+  return forking ? keepForking(fixedMode) : serve(fixedMode);
+}
+
+namespace {
+
+int serve(const std::string& fixedMode) {
   std::vector<char*> hoard;
   std::string line;
-  while (std::getline(std::cin, line)) {
+  for (;;) {
+    if (servingId) *servingId = 0;
+    if (!std::getline(std::cin, line)) break;
     json req = json::parse(line);
     auto id = req["id"];
+    if (servingId) *servingId = id.get<int64_t>();
     fs::path caseDir = req["case"].get<std::string>(), out = req["out"].get<std::string>();
     // Mode "scripted" takes each case's behaviour from CASE/behaviour, so one worker can
     // crash on one case and serve the next.
@@ -215,3 +257,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
