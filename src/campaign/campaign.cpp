@@ -40,28 +40,31 @@ struct PhaseTimes {
   double generate = 0;  ///< drawing the model, reference evaluation included
   double write = 0;     ///< the case folder the workers read
   double prepare = 0, run = 0, protocol = 0;
+  double start = 0;     ///< starting workers (the SUT's imports), first or after a death
   double reduce = 0;    ///< shrinking new bugs
   double record = 0;    ///< coverage, judging, storing, bundles (reduction excluded)
   double workers = 0;   ///< the workers' round trips, summed (more than the wall side by side)
 
   void operator+=(const PhaseTimes& o) {
     generate += o.generate, write += o.write, prepare += o.prepare, run += o.run, protocol += o.protocol;
+    start += o.start;
     reduce += o.reduce, record += o.record, workers += o.workers;
   }
-  double total() const { return generate + write + prepare + run + protocol + reduce + record; }
+  double total() const { return generate + write + prepare + run + protocol + start + reduce + record; }
 
   /// Adds one test's round trip: its outcomes and the wall time from request to last reply.
   void addRoundTrip(const std::vector<RunOutcome>& outcomes, double wallSeconds) {
-    double sutPrepare = 0, sutRun = 0, rest = 0;
+    double sutPrepare = 0, sutRun = 0, starting = 0, rest = 0;
     for (const RunOutcome& o : outcomes) {
       sutPrepare += o.prepareSeconds;
       sutRun += o.runSeconds;
-      rest += std::max(0.0, o.wallSeconds - o.prepareSeconds - o.runSeconds);
+      starting += o.startSeconds;
+      rest += std::max(0.0, o.wallSeconds - o.startSeconds - o.prepareSeconds - o.runSeconds);
       workers += o.wallSeconds;
     }
-    const double summed = sutPrepare + sutRun + rest;
+    const double summed = sutPrepare + sutRun + starting + rest;
     const double scale = summed > 0 ? wallSeconds / summed : 0;
-    prepare += sutPrepare * scale, run += sutRun * scale, protocol += rest * scale;
+    prepare += sutPrepare * scale, run += sutRun * scale, start += starting * scale, protocol += rest * scale;
   }
 };
 
@@ -81,7 +84,8 @@ std::string breakdownText(const PhaseTimes& t, int64_t tests) {
   if (tests <= 0 || t.total() <= 0) return "";
   const std::pair<const char*, double> parts[] = {{"generate", t.generate}, {"write", t.write},
                                                   {"SUT prepare", t.prepare}, {"SUT run", t.run},
-                                                  {"worker protocol", t.protocol}, {"judge+record", t.record},
+                                                  {"worker protocol", t.protocol}, {"worker start", t.start},
+                                                  {"judge+record", t.record},
                                                   {"reduce", t.reduce}};
   std::string text = "time per test:";
   for (const auto& [name, seconds] : parts)
@@ -89,8 +93,9 @@ std::string breakdownText(const PhaseTimes& t, int64_t tests) {
                         100 * seconds / t.total());
   text.back() = ';';
   const double ours = t.generate + t.write + t.protocol + t.record;
-  text += fmt::format(" nnfuzz's own share {:.1f}% (reduction aside)\n", 100 * ours / (t.total() - t.reduce));
-  const double roundTrip = t.prepare + t.run + t.protocol;
+  text += fmt::format(" nnfuzz's own share {:.1f}% (reduction and worker start aside)\n",
+                      100 * ours / (t.total() - t.reduce - t.start));
+  const double roundTrip = t.prepare + t.run + t.protocol + t.start;
   if (t.workers > 1.05 * roundTrip)
     text += fmt::format("workers side by side: {:.2f} ms of worker round trips per test in {:.2f} ms of wall time\n",
                         1e3 * t.workers / static_cast<double>(tests), 1e3 * roundTrip / static_cast<double>(tests));

@@ -38,6 +38,7 @@ struct RunOutcome {
   double prepareSeconds = 0, runSeconds = 0;
   int exitCode = -1;          ///< for a worker that exited (not by a signal) mid-case: its status
   double wallSeconds = 0;     ///< nnfuzz's clock from request to last reply (protocol included)
+  double startSeconds = 0;    ///< of wallSeconds: starting the worker first (0 when it was running)
 };
 
 }  // namespace nnfuzz

@@ -222,6 +222,7 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
   Clock::time_point begin = Clock::now();
   // A worker that died while idle (between cases) says nothing about this case: restart it.
   if (child_ && child_->wait(Clock::now())) child_.reset();
+  const bool starting = !child_;
   if (std::string problem = start(); !problem.empty()) {
     outcome.status = RunStatus::WorkerError;
     outcome.phase = "start";
@@ -229,6 +230,7 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
     return outcome;
   }
   outcome.version = hello_.version;
+  if (starting) outcome.startSeconds = lastStartSeconds_;
   child_->drainStderr();
   child_->clearStderr();  // the tail of a finding is what this case made the worker write
 
