@@ -3,7 +3,8 @@
 #  (a) CPU per generated model at 5 and 10 operators: nnfuzz_bench BM_Isra/5, /10 and
 #      `nnfuzz gen` against NNSmith's generation pipeline (scripts/nnsmith_gen_time.py);
 #  (b) campaign tests/s against ONNX Runtime at 5 operators: `nnfuzz fuzz` against
-#      `nnsmith.fuzz`, interleaved (A B A B) so the machine's load falls on both.
+#      `nnsmith.fuzz`, interleaved (A B A B) so the machine's load falls on both, then nnfuzz
+#      again with ORT's optimising session alone, one session a test as NNSmith's loop runs.
 #   scripts/perf_nnsmith.sh [NNSMITH_VENV]      (default /work/camps/venv-nnsmith)
 # NNSMITH_VENV holds nnsmith, torch, onnx and onnxruntime. Knobs (environment): SECS
 # per campaign (180), ROUNDS of the A B pair (2), MODELS per NNSmith timing (200), CORE (0),
@@ -72,14 +73,20 @@ runpy.run_module("nnsmith.cli.fuzz", run_name="__main__", alter_sys=True)' \
   fi
 }
 
+# Like for like: ONNX Runtime's ORT_ENABLE_ALL session alone, one session a test as NNSmith runs
+# (nnfuzz's default adds an ORT_DISABLE_ALL session and judges the two against each other too).
+printf '%s\n' '{"backends": [{"name": "ort-opt", "description": "ONNX Runtime, ORT_ENABLE_ALL only",' \
+  '  "command": ["{python}", "{root}/workers/onnxruntime_worker.py"], "modes": ["opt"]}]}' > "$work/ort-opt.json"
+
 nnfuzz_fuzz() {
-  local out=$1 seed=$2
-  /usr/bin/time -f "%e %U %S" -o "$out.time" "${one_core[@]}" "$NNFUZZ" fuzz --backends onnxruntime \
-    --min-ops 5 --max-ops 5 -j 1 --minutes "$(echo "$SECS / 60" | bc -l)" --seed "$seed" -o "$out" > "$out.log" 2>&1
+  local out=$1 seed=$2 backend=${3:-onnxruntime} label=${4:-nnfuzz}
+  /usr/bin/time -f "%e %U %S" -o "$out.time" "${one_core[@]}" "$NNFUZZ" fuzz --backends "$backend" \
+    --backends-file "$work/ort-opt.json" --min-ops 5 --max-ops 5 -j 1 --minutes "$(echo "$SECS / 60" | bc -l)" \
+    --seed "$seed" -o "$out" > "$out.log" 2>&1
   local tests
   tests=$(grep -oE '^[0-9]+ tests in' "$out.log" | grep -oE '^[0-9]+')
   read -r wall user sys < "$out.time"
-  printf 'nnfuzz    %s; CPU %.2f ms a test (all processes)\n' \
+  printf '%-9s %s; CPU %.2f ms a test (all processes)\n' "$label" \
     "$(grep -oE '^[0-9]+ tests in .*tests/s\)' "$out.log")" "$(echo "($user + $sys) * 1000 / $tests" | bc -l)"
   grep '^time per test' "$out.log" | sed 's/^/          /'
 }
@@ -89,4 +96,5 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "round $r (load: $(uptime | sed 's/.*load average: //'))"
   nnfuzz_fuzz "$work/nnfuzz-$r" "$r"
   nnsmith_fuzz "$work/nnsmith-$r" "$r"
+  nnfuzz_fuzz "$work/nnfuzz-opt-$r" "$r" ort-opt "nnfuzz opt"
 done
