@@ -36,7 +36,8 @@ def test_sixty_second_campaign_against_onnxruntime(nnfuzz, tmp_path):
     # Where the time went: every phase, shares that add up to 100%.
     breakdown = next(line for line in r.stdout.splitlines() if line.startswith("time per test:"))
     shares = [float(x) for x in re.findall(r"\(([0-9.]+)%\)", breakdown)]
-    assert len(shares) == 7, breakdown
+    assert len(shares) == 8, breakdown
+    assert "worker start" in breakdown, breakdown
     assert abs(sum(shares) - 100) < 0.5, breakdown
     assert shares[2] + shares[3] > 0, "the SUT's prepare and run take time"
     assert re.search(r"nnfuzz's own share [0-9.]+%", breakdown)
