@@ -49,8 +49,8 @@ int checkBackends(const std::vector<BackendDef>& backends, const std::vector<Bac
       const RunOutcome outcome = worker.runCase(dir);
       const Judgement j = oracle.judge(outcome, expected);
       if (j.verdict == Verdict::Pass) {
-        fmt::print("{}/{}: ok (prepare {:.3f} s, run {:.4f} s)\n", def.name, mode, outcome.prepareSeconds,
-                   outcome.runSeconds);
+        fmt::print("{}/{}: ok (prepare {:.3f} s, run {:.4f} s{})\n", def.name, mode, outcome.prepareSeconds,
+                   outcome.runSeconds, worker.hello().forkServer ? "; fork server" : "");
       } else {
         ++failed;
         fmt::print("{}/{}: FAILS the check model ({}): {}\n", def.name, mode, verdictName(j.verdict), j.reason);
