@@ -22,6 +22,10 @@ class OpenVino(common.Backend):
              "noopt": "CPU, f32, ACCURACY, SNIPPETS_MODE=DISABLE"}
 
     def load(self):
+        # `import openvino` also imports its converter (openvino.tools.ovc), which sends a telemetry
+        # event from a thread and a forked process unless the user opted out; the worker reads
+        # ONNX through Core.read_model and needs neither. openvino/__init__.py tolerates its absence.
+        sys.modules.setdefault("openvino.tools.ovc", None)
         import openvino as ov
         self.ov = ov
         self.core = ov.Core()
