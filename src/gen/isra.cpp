@@ -304,16 +304,14 @@ class IsraGen : public Generator {
     return d;
   }
 
-  static std::vector<const Tensor*> operandConstants(const Instantiation& inst) {
-    std::vector<const Tensor*> constants;
-    constants.reserve(inst.operands.size());
+  static OperandConstants operandConstants(const Instantiation& inst) {
+    OperandConstants constants;
     for (const Operand& op : inst.operands) constants.push_back(op.constant ? &*op.constant : nullptr);
     return constants;
   }
 
-  static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
-    std::vector<const TensorType*> types;
-    types.reserve(inst.operands.size());
+  static OperandTypes operandTypes(const Instantiation& inst) {
+    OperandTypes types;
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
     return types;
   }

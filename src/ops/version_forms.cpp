@@ -651,10 +651,8 @@ std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
   std::optional<std::string> problem;
   forEachNodeDeep(graph, [&](const Node& n, const Graph& g) {
     if (problem || canonicalAsItIs(n.op, opset)) return;  // before gathering its operands
-    std::vector<const TensorType*> types;
-    std::vector<const Tensor*> constants;
-    types.reserve(n.inputs.size());
-    constants.reserve(n.inputs.size());
+    OperandTypes types;
+    OperandConstants constants;
     for (ValueId v : n.inputs) {
       types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
       constants.push_back(v == kNoValue || !g.value(v).data ? nullptr : &*g.value(v).data);
