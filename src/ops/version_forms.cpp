@@ -481,6 +481,7 @@ Work start(const NodeView& node, int opset) {
   Work w{node, opset, {}};
   w.form.op = std::string(node.op);
   w.form.attrs = node.attrs;
+  w.form.inputs.reserve(node.types.size());
   for (size_t k = 0; k < node.types.size(); ++k)
     w.form.inputs.push_back(node.types[k] ? FormOperand{static_cast<int>(k), std::nullopt} : FormOperand{});
   return w;
