@@ -99,7 +99,7 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   }
   // Each node's form at the opset first: a weight that only became an attribute (Slice's
   // starts before opset 10, say) is left out.
-  const std::vector<NodeId> order = graph.nodes();
+  const std::vector<NodeId>& order = graph.order();
   std::vector<NodeForm> forms;  // by position in order
   forms.reserve(order.size());
   std::vector<bool> read(graph.valueCapacity(), false);
