@@ -28,7 +28,7 @@ bool containsValue(const std::vector<T>& list, const T& value) {
 
 }  // namespace
 
-bool AvoidRule::matches(const OpSpec& spec, const std::vector<const TensorType*>& operands,
+bool AvoidRule::matches(const OpSpec& spec, std::span<const TensorType* const> operands,
                         const Attributes& attributes) const {
   if (&spec != op) return false;
   for (int k : omitted)

@@ -19,6 +19,7 @@
 // (config "empty_inputs": Squeeze(x, "")). Each rule may carry a "why".
 #pragma once
 
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,7 +43,7 @@ struct AvoidRule {
 
   /// Does a node of `op` with these operand types (nullptr = omitted; a trailing nullptr
   /// is an operand written as the empty name) and attributes fall under the rule?
-  bool matches(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attributes) const;
+  bool matches(const OpSpec& spec, std::span<const TensorType* const> operands, const Attributes& attributes) const;
 };
 
 /// Parses a JSON list of rules; throws nnfuzz::Error naming the bad entry.

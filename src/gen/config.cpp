@@ -35,11 +35,11 @@ GenConfig defaultConfig() {
   return c;
 }
 
-bool GenConfig::avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands,
-                       const Attributes& attrs, const std::vector<const Tensor*>& constants) const {
+bool GenConfig::avoids(const OpSpec& spec, std::span<const TensorType* const> operands, const Attributes& attrs,
+                       std::span<const Tensor* const> constants) const {
   if (!net.params.empty() && !net.paramsAllow(spec, operands, attrs)) return true;
   {  // opset 17 too: what later opsets added to an operator is refused there
-    std::vector<const Tensor*> known(constants);
+    OperandConstants known(constants.begin(), constants.end());
     known.resize(operands.size(), nullptr);
     // The result count only matters to Split's num_outputs, which always fits.
     if (formProblem(NodeView{spec.name, operands, known, attrs, 1}, opset)) return true;

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -136,8 +137,8 @@ struct GenConfig {
   /// True if a node falls under an avoid rule or outside the parameter limits.
   /// Also true when the target opset cannot express the node (version_forms.h); operands
   /// whose contents are not in `constants` (nullptr or too short) count as not constant.
-  bool avoids(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs,
-              const std::vector<const Tensor*>& constants = {}) const;
+  bool avoids(const OpSpec& spec, std::span<const TensorType* const> operands, const Attributes& attrs,
+              std::span<const Tensor* const> constants = {}) const;
 
   /// Files `avoid` by operator, so avoids() reads only the node's rules (it is asked per
   /// draw, and most rules are about other operators). For a config whose rules no longer

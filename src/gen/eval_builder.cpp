@@ -5,6 +5,7 @@
 #include "ops/exactness.h"
 #include "ops/infer_node.h"
 #include "ops/registry.h"
+#include "support/small_vector.h"
 
 namespace nnfuzz {
 
@@ -12,7 +13,7 @@ void appendGraphOutputs(const Graph& graph, NodeId node, Rng& rng, std::vector<V
   const Node& n = graph.node(node);
   const OpSpec* spec = findOp(n);
   size_t kept = 0;  // results read by a later node or made outputs
-  std::vector<bool> drop(n.outputs.size(), false);
+  SmallVector<bool, 8> drop(n.outputs.size(), false);  // per node of every model: inline
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     const bool unused = graph.value(n.outputs[k]).uses.empty();
     drop[k] = unused && spec && spec->isOptionalOutput(k) && rng.bernoulli(0.4);

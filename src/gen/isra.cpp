@@ -304,16 +304,14 @@ class IsraGen : public Generator {
     return d;
   }
 
-  static std::vector<const Tensor*> operandConstants(const Instantiation& inst) {
-    std::vector<const Tensor*> constants;
-    constants.reserve(inst.operands.size());
+  static OperandConstants operandConstants(const Instantiation& inst) {
+    OperandConstants constants;
     for (const Operand& op : inst.operands) constants.push_back(op.constant ? &*op.constant : nullptr);
     return constants;
   }
 
-  static std::vector<const TensorType*> operandTypes(const Instantiation& inst) {
-    std::vector<const TensorType*> types;
-    types.reserve(inst.operands.size());
+  static OperandTypes operandTypes(const Instantiation& inst) {
+    OperandTypes types;
     for (const Operand& op : inst.operands) types.push_back(op.omitted ? nullptr : &op.type);
     return types;
   }
@@ -335,12 +333,12 @@ class IsraGen : public Generator {
   static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool prune, bool caffe, const OutputMix& extra) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
-    for (NodeId id : g.nodes()) appendGraphOutputs(g, id, rng, outputs);
+    for (NodeId id : g.order()) appendGraphOutputs(g, id, rng, outputs);  // order(): no copy
     if (caffe) dropOptionalOutputs(g, outputs);
     g.setOutputs(outputs);
     if (prune) g.removeUnused();
     if (!caffe && extra.consumed > 0)
-      for (NodeId id : g.nodes())
+      for (NodeId id : g.order())
         for (ValueId v : g.node(id).outputs)
           if (!g.value(v).uses.empty() && rng.bernoulli(extra.consumed)) outputs.push_back(v);
     if (!caffe && extra.weights > 0)

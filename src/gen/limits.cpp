@@ -131,7 +131,7 @@ std::string RequiredSequence::text() const {
   return s;
 }
 
-bool NetLimits::paramsAllow(const OpSpec& spec, const std::vector<const TensorType*>& operands,
+bool NetLimits::paramsAllow(const OpSpec& spec, std::span<const TensorType* const> operands,
                             const Attributes& attrs) const {
   for (const OpParamLimits& opLimits : params) {
     if (opLimits.op != &spec) continue;

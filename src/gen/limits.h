@@ -31,6 +31,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,7 @@ struct NetLimits {
   bool depthAllows(int depth) const { return depth >= minDepth && (maxDepth == 0 || depth <= maxDepth); }
   /// Does a node of `spec` with these operand types (nullptr = omitted) and attributes meet
   /// the parameter limits?
-  bool paramsAllow(const OpSpec& spec, const std::vector<const TensorType*>& operands, const Attributes& attrs) const;
+  bool paramsAllow(const OpSpec& spec, std::span<const TensorType* const> operands, const Attributes& attrs) const;
   /// Is `type` one a fresh runtime input may have (always, without input_shapes)?
   bool inputShapeAllows(const TensorType& type) const;
 };

@@ -89,11 +89,11 @@ TEST(OpsetGen, AvoidRulesSeeOmittedAndEmptyOperands) {
   const TensorType x{DType::Float32, {2, 1}}, s{DType::Float32, {}};
   const OpSpec& clip = *findOp("Clip");
   const OpSpec& squeeze = *findOp("Squeeze");
-  EXPECT_TRUE(rules[0].matches(clip, {&x}, {}));
-  EXPECT_TRUE(rules[0].matches(clip, {&x, nullptr, &s}, {}));
-  EXPECT_FALSE(rules[0].matches(clip, {&x, &s}, {}));
-  EXPECT_FALSE(rules[1].matches(squeeze, {&x}, {}));  // left out, not written
-  EXPECT_TRUE(rules[1].matches(squeeze, {&x, nullptr}, {}));
+  EXPECT_TRUE(rules[0].matches(clip, OperandTypes{&x}, {}));
+  EXPECT_TRUE(rules[0].matches(clip, OperandTypes{&x, nullptr, &s}, {}));
+  EXPECT_FALSE(rules[0].matches(clip, OperandTypes{&x, &s}, {}));
+  EXPECT_FALSE(rules[1].matches(squeeze, OperandTypes{&x}, {}));  // left out, not written
+  EXPECT_TRUE(rules[1].matches(squeeze, OperandTypes{&x, nullptr}, {}));
   EXPECT_EQ(avoidRulesToJson(rules)[1]["empty"], nlohmann::json::array({1}));
   EXPECT_THROW(parseAvoidRules(nlohmann::json::parse(R"([{"op": "Clip", "empty": [3]}])")), Error);
 }

@@ -3,7 +3,9 @@
 // GraphIR attributes are ONNX attributes (same names, same kinds), so export and import
 // copy them one to one. Float attributes are float32 in ONNX: setFloat rounds to float so
 // the reference kernel sees the value a SUT will see. Iteration is in name order, which
-// keeps the text form and serialisation deterministic.
+// keeps the text form and serialisation deterministic. They are kept as one vector sorted
+// by name, not a map: a node has a few, and they are copied often (drafts, nodes, forms),
+// which costs one allocation for the vector instead of one per attribute.
 //
 // A graph-valued attribute (If's branches, Loop's and Scan's body) holds a GraphAttr: an
 // immutable, shared body Graph. Copying attributes shares the body; to change a body,
@@ -11,7 +13,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,26 +42,24 @@ using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t
 
 class Attributes {
  public:
-  bool has(std::string_view name) const { return values_.find(name) != values_.end(); }
+  bool has(std::string_view name) const { return find(name) != values_.end(); }
   bool empty() const { return values_.empty(); }
   size_t size() const { return values_.size(); }
 
-  void setInt(std::string_view name, int64_t v) { values_[std::string(name)] = v; }
-  void setFloat(std::string_view name, double v) {
-    values_[std::string(name)] = static_cast<double>(static_cast<float>(v));
-  }
-  void setString(std::string_view name, std::string v) { values_[std::string(name)] = std::move(v); }
-  void setInts(std::string_view name, std::vector<int64_t> v) { values_[std::string(name)] = std::move(v); }
+  void setInt(std::string_view name, int64_t v) { slot(name) = v; }
+  void setFloat(std::string_view name, double v) { slot(name) = static_cast<double>(static_cast<float>(v)); }
+  void setString(std::string_view name, std::string v) { slot(name) = std::move(v); }
+  void setInts(std::string_view name, std::vector<int64_t> v) { slot(name) = std::move(v); }
   void setFloats(std::string_view name, std::vector<double> v) {
     for (double& x : v) x = static_cast<double>(static_cast<float>(x));
-    values_[std::string(name)] = std::move(v);
+    slot(name) = std::move(v);
   }
-  void setStrings(std::string_view name, std::vector<std::string> v) { values_[std::string(name)] = std::move(v); }
-  void setGraph(std::string_view name, GraphAttr g) { values_.insert_or_assign(std::string(name), std::move(g)); }
+  void setStrings(std::string_view name, std::vector<std::string> v) { slot(name) = std::move(v); }
+  void setGraph(std::string_view name, GraphAttr g) { slot(name) = std::move(g); }
   /// Stores a value as is (import and the parser; floats must already be float32-exact).
-  void set(std::string_view name, AttrValue v) { values_[std::string(name)] = std::move(v); }
+  void set(std::string_view name, AttrValue v) { slot(name) = std::move(v); }
   void erase(std::string_view name) {
-    if (auto it = values_.find(name); it != values_.end()) values_.erase(it);
+    if (auto it = find(name); it != values_.end()) values_.erase(it);
   }
 
   /// Typed getters: the default when the attribute is absent (ONNX defaults live in the op files).
@@ -79,7 +79,7 @@ class Attributes {
   }
   /// The body held by a graph attribute, or nullptr when absent or of another kind.
   const Graph* getGraph(std::string_view name) const {
-    auto it = values_.find(name);
+    auto it = find(name);
     if (it == values_.end()) return nullptr;
     const auto* g = std::get_if<GraphAttr>(&it->second);
     return g ? &g->graph() : nullptr;
@@ -93,7 +93,7 @@ class Attributes {
   /// True when the attribute is present but of another kind than T.
   template <typename T>
   bool hasWrongKind(std::string_view name) const {
-    auto it = values_.find(name);
+    auto it = find(name);
     return it != values_.end() && !std::holds_alternative<T>(it->second);
   }
 
@@ -104,12 +104,27 @@ class Attributes {
  private:
   template <typename T>
   T get(std::string_view name, T fallback) const {
-    auto it = values_.find(name);
+    auto it = find(name);
     if (it == values_.end()) return fallback;
     if (const T* v = std::get_if<T>(&it->second)) return *v;
     return fallback;
   }
-  std::map<std::string, AttrValue, std::less<>> values_;
+  using Entry = std::pair<std::string, AttrValue>;
+  std::vector<Entry>::const_iterator lowerBound(std::string_view name) const {
+    return std::lower_bound(values_.begin(), values_.end(), name,
+                            [](const Entry& e, std::string_view n) { return std::string_view(e.first) < n; });
+  }
+  std::vector<Entry>::const_iterator find(std::string_view name) const {
+    auto it = lowerBound(name);
+    return it != values_.end() && it->first == name ? it : values_.end();
+  }
+  /// The value named `name`, inserted in name order (as an int 0) when absent.
+  AttrValue& slot(std::string_view name) {
+    auto at = values_.begin() + (lowerBound(name) - values_.cbegin());
+    if (at == values_.end() || at->first != name) at = values_.insert(at, Entry(std::string(name), AttrValue()));
+    return at->second;
+  }
+  std::vector<Entry> values_;  ///< sorted by name, each name once
 };
 
 /// An attribute value as the text form writes it: 3, 0.5, "nearest", [1,2], [0.5,1.0],

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "support/small_vector.h"
 
 namespace nnfuzz {
 
-using Shape = std::vector<int64_t>;
+/// Dims, inline up to rank 6: types are copied often, and most copies then allocate nothing.
+using Shape = SmallVector<int64_t, 6>;
 
 /// Product of dims [from, min(to, rank)).
 inline int64_t product(const Shape& shape, size_t from = 0, size_t to = SIZE_MAX) {

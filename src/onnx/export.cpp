@@ -99,7 +99,7 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   }
   // Each node's form at the opset first: a weight that only became an attribute (Slice's
   // starts before opset 10, say) is left out.
-  const std::vector<NodeId> order = graph.nodes();
+  const std::vector<NodeId>& order = graph.order();
   std::vector<NodeForm> forms;  // by position in order
   forms.reserve(order.size());
   std::vector<bool> read(graph.valueCapacity(), false);
@@ -132,11 +132,12 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   std::vector<bool> graphOutput(graph.valueCapacity(), false);
   for (ValueId v : outputs) graphOutput[v] = true;
   size_t temp = 0, nodeIndex = 0;
+  std::vector<std::string> inputNames;  // one node's; kept across nodes so it grows once
   for (size_t position = 0; position < order.size(); ++position) {
     const Node& n = graph.node(order[position]);
     const NodeForm& form = forms[position];
     // Constants the form adds come first: in a body before ir_version 4 they are nodes.
-    std::vector<std::string> inputNames;
+    inputNames.clear();
     for (const FormOperand& in : form.inputs) {
       if (in.empty()) {
         inputNames.emplace_back();
@@ -214,10 +215,8 @@ int irVersionFor(int opset) {
 }
 
 NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
-  std::vector<const TensorType*> types;
-  std::vector<const Tensor*> constants;
-  types.reserve(n.inputs.size());
-  constants.reserve(n.inputs.size());
+  OperandTypes types;
+  OperandConstants constants;
   for (ValueId v : n.inputs) {
     types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);

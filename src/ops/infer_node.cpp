@@ -6,8 +6,8 @@
 
 namespace nnfuzz {
 
-InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& inputs,
-                      const std::vector<const Tensor*>& constants, const Attributes& attrs) {
+InferResult inferNode(const OpSpec& spec, std::span<const TensorType* const> inputs, std::span<const Tensor* const> constants,
+                      const Attributes& attrs) {
   const int arity = static_cast<int>(inputs.size());
   if (arity < spec.minInputs || arity > spec.maxInputs)
     return InferResult::fail(std::string(spec.name) + " takes " + std::to_string(spec.minInputs) + ".." +
@@ -30,10 +30,8 @@ InferResult inferNode(const Graph& graph, NodeId id) {
   const Node& n = graph.node(id);
   const OpSpec* spec = findOp(n);
   if (!spec) return InferResult::fail("unsupported operator " + n.op);
-  std::vector<const TensorType*> types;
-  std::vector<const Tensor*> constants;
-  types.reserve(n.inputs.size());
-  constants.reserve(n.inputs.size());
+  OperandTypes types;  // inline: asked for every node the verifier checks
+  OperandConstants constants;
   for (ValueId v : n.inputs) {
     types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);

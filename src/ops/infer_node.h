@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,8 @@
 namespace nnfuzz {
 
 /// Operand types (nullptr = omitted) and constant contents (nullptr = not a weight).
-InferResult inferNode(const OpSpec& spec, const std::vector<const TensorType*>& inputs,
-                      const std::vector<const Tensor*>& constants, const Attributes& attrs);
+InferResult inferNode(const OpSpec& spec, std::span<const TensorType* const> inputs, std::span<const Tensor* const> constants,
+                      const Attributes& attrs);
 /// The same for a node already in a graph.
 InferResult inferNode(const Graph& graph, NodeId node);
 

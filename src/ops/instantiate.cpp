@@ -142,10 +142,8 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   while (result.operands.size() > 1 && result.operands.back().omitted) result.operands.pop_back();
   result.attrs = std::move(draft.attrs);
 
-  std::vector<const TensorType*> types;
-  std::vector<const Tensor*> constants;
-  types.reserve(result.operands.size());
-  constants.reserve(result.operands.size());
+  OperandTypes types;
+  OperandConstants constants;
   for (const Operand& op : result.operands) {
     types.push_back(op.omitted ? nullptr : &op.type);
     constants.push_back(op.constant ? &*op.constant : nullptr);

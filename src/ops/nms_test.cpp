@@ -25,8 +25,8 @@ TEST(NonMaxSuppression, SuppressesOverlapsInScoreOrder) {
   EXPECT_TRUE(unstable("NonMaxSuppression", {&boxes, &scores, &maxOut, &third}));
   EXPECT_FALSE(unstable("NonMaxSuppression", {&boxes, &scores, &maxOut, &loose}));
   // Scores that are not constants leave the row count unknown.
-  const InferResult r = inferNode(*findOp("NonMaxSuppression"), {&boxes.type, &scores.type, &maxOut.type},
-                                  {&boxes, nullptr, &maxOut}, {});
+  const InferResult r = inferNode(*findOp("NonMaxSuppression"), OperandTypes{&boxes.type, &scores.type, &maxOut.type},
+                                  OperandConstants{&boxes, nullptr, &maxOut}, {});
   EXPECT_FALSE(r.ok());
 }
 

@@ -82,9 +82,12 @@ bool readWindow(const Attributes& attrs, const Shape& in, const Shape& kernel, b
   w.in = in;
   w.kernel = kernel;
   if (!readAutoPad(attrs, w.autoPad, err)) return false;
-  if (!readInts(attrs, "strides", n, 1, 1, w.strides, err)) return false;
+  std::vector<int64_t> read;  // readInts fills a std::vector; Window keeps Shapes
+  if (!readInts(attrs, "strides", n, 1, 1, read, err)) return false;
+  w.strides = read;
   if (useDilations) {
-    if (!readInts(attrs, "dilations", n, 1, 1, w.dilations, err)) return false;
+    if (!readInts(attrs, "dilations", n, 1, 1, read, err)) return false;
+    w.dilations = read;
   } else {
     w.dilations.assign(n, 1);
   }

@@ -99,6 +99,11 @@ struct OpDraft {
   const TensorType& first() const { return inputTypes.front(); }
 };
 
+/// A node's operand types and constant contents as callers gather them (for inferNode,
+/// NodeView, GenConfig::avoids): per node and per draw, so inline up to 8 operands.
+using OperandTypes = SmallVector<const TensorType*, 8>;
+using OperandConstants = SmallVector<const Tensor*, 8>;
+
 /// Shape inference input: types of operands (nullptr if omitted) and the contents of those
 /// that are constants (weights; nullptr otherwise).
 struct InferArgs {

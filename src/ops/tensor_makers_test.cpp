@@ -39,7 +39,7 @@ TEST(ConstantOfShape, ZerosOfTheConstantShape) {
   const Tensor negative = int64Tensor({2, -1});
   EXPECT_FALSE(inferOp("ConstantOfShape", {&negative}).ok());
   // Not a constant: rejected.
-  EXPECT_FALSE(inferNode(*findOp("ConstantOfShape"), {&shape.type}, {nullptr}, {}).ok());
+  EXPECT_FALSE(inferNode(*findOp("ConstantOfShape"), OperandTypes{&shape.type}, OperandConstants{nullptr}, {}).ok());
   Limits limits;
   limits.dtypes = {DType::Float32, DType::Int64};
   Rng rng(3);

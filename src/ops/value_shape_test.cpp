@@ -44,14 +44,14 @@ TEST(Compress, AxisFlatAndShortCondition) {
   const Tensor tooLong = T(DType::Bool, {3}, {1, 1, 1});
   EXPECT_FALSE(inferOp("Compress", {&x, &tooLong}, axis0).ok());
   // A condition that is not a constant leaves the result's length unknown.
-  const InferResult r = inferNode(*findOp("Compress"), {&x.type, &c.type}, {nullptr, nullptr}, axis0);
+  const InferResult r = inferNode(*findOp("Compress"), OperandTypes{&x.type, &c.type}, OperandConstants{nullptr, nullptr}, axis0);
   EXPECT_FALSE(r.ok());
 }
 
 TEST(NonZero, IndicesOfNonZeros) {
   const Tensor x = F({2, 2}, {1, 0, 0, -3});
   expectValues(run("NonZero", {&x}), {2, 2}, {0, 1, 0, 1});
-  const InferResult r = inferNode(*findOp("NonZero"), {&x.type}, {nullptr}, {});
+  const InferResult r = inferNode(*findOp("NonZero"), OperandTypes{&x.type}, OperandConstants{nullptr}, {});
   EXPECT_FALSE(r.ok());
 }
 

@@ -481,6 +481,7 @@ Work start(const NodeView& node, int opset) {
   Work w{node, opset, {}};
   w.form.op = std::string(node.op);
   w.form.attrs = node.attrs;
+  w.form.inputs.reserve(node.types.size());
   for (size_t k = 0; k < node.types.size(); ++k)
     w.form.inputs.push_back(node.types[k] ? FormOperand{static_cast<int>(k), std::nullopt} : FormOperand{});
   return w;
@@ -651,10 +652,8 @@ std::optional<std::string> opsetMisfit(const Graph& graph, int opset) {
   std::optional<std::string> problem;
   forEachNodeDeep(graph, [&](const Node& n, const Graph& g) {
     if (problem || canonicalAsItIs(n.op, opset)) return;  // before gathering its operands
-    std::vector<const TensorType*> types;
-    std::vector<const Tensor*> constants;
-    types.reserve(n.inputs.size());
-    constants.reserve(n.inputs.size());
+    OperandTypes types;
+    OperandConstants constants;
     for (ValueId v : n.inputs) {
       types.push_back(v == kNoValue ? nullptr : &g.value(v).type);
       constants.push_back(v == kNoValue || !g.value(v).data ? nullptr : &*g.value(v).data);
