@@ -432,12 +432,7 @@ def _keep_forking(backend, proto):
                 code = 1
             sys.stderr.flush()
             os._exit(code)  # no interpreter shutdown: the keeper owns the SUT's teardown
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
+        _, status = os.waitpid(pid, 0)  # retried on EINTR by Python itself (PEP 475)
         served = _SERVING.unpack_from(serving, 0)[0]
         if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and served == 0:
             return 0  # end of input

@@ -47,8 +47,7 @@ struct PhaseTimes {
 
   void operator+=(const PhaseTimes& o) {
     generate += o.generate, write += o.write, prepare += o.prepare, run += o.run, protocol += o.protocol;
-    start += o.start;
-    reduce += o.reduce, record += o.record, workers += o.workers;
+    start += o.start, reduce += o.reduce, record += o.record, workers += o.workers;
   }
   double total() const { return generate + write + prepare + run + protocol + start + reduce + record; }
 

@@ -158,10 +158,6 @@ bool wrongBehindAnyProducer(const Graph& g, const std::vector<Tensor>& values, N
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // "(a,b)", "[a,b]", "{a,b}": a list in its brackets, or nothing when empty.
 std::string bracketed(const std::vector<std::string>& items, char open, char close) {
   if (items.empty()) return "";
