@@ -16,16 +16,18 @@ namespace {
 template <typename Make>
 void verifySerialise(benchmark::State& state, Make make) {
   uint64_t index = 0;
-  size_t bytes = 0, nodes = 0;
+  size_t bytes = 0, nodes = 0, attempts = 0;
   for (auto _ : state) {
     GeneratedCase k = make(index++);
     if (verifyGraph(k.graph)) state.SkipWithError("invalid model");
     const std::string model = exportModelBytes(k.graph);  // as writeCase builds it: on an arena
     bytes += model.size();
     nodes += k.graph.numNodes();
+    attempts += static_cast<size_t>(k.attempts);
     benchmark::DoNotOptimize(model.data());
   }
   state.counters["ops/model"] = static_cast<double>(nodes) / static_cast<double>(index);
+  state.counters["draws/model"] = static_cast<double>(attempts) / static_cast<double>(index);
   state.counters["bytes/model"] = static_cast<double>(bytes) / static_cast<double>(index);
 }
 

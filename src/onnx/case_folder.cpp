@@ -1,7 +1,6 @@
 // case_folder.cpp - writing, reading and checking case folders (see case_folder.h).
 #include "onnx/case_folder.h"
 
-#include <google/protobuf/arena.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,16 +32,17 @@ fs::path pbPath(const fs::path& set, const char* kind, size_t k) {
 // The packed file of a kind: "inputs.pb" / "outputs.pb".
 fs::path packedPath(const fs::path& set, const char* kind) { return set / (std::string(kind) + "s.pb"); }
 
-void writePacked(const fs::path& path, const std::vector<Tensor>& tensors, const onnx::GraphProto& g, bool inputs) {
-  onnx::SequenceProto seq;
-  seq.set_name(path.stem().string());
-  seq.set_elem_type(onnx::SequenceProto::TENSOR);
-  for (size_t k = 0; k < tensors.size(); ++k)
-    *seq.add_tensor_values() =
-        toTensorProto(tensors[k], inputs ? g.input(static_cast<int>(k)).name() : g.output(static_cast<int>(k)).name());
-  std::string bytes;
-  if (!seq.SerializeToString(&bytes)) throw Error("cannot serialize " + path.string());
-  writeFileBytes(path, bytes);
+// A SequenceProto of tensors (name = 1, elem_type = 2, tensor_values = 3), on the wire.
+void writePacked(const fs::path& path, const std::vector<Tensor>& tensors, const std::vector<std::string>& names) {
+  Wire w;
+  w.stringField(1, path.stem().string());
+  w.intField(2, onnx::SequenceProto::TENSOR);
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const size_t tensor = w.open(3);
+    writeTensorFields(w, tensors[k], names.at(k));
+    w.close(tensor);
+  }
+  writeFileBytes(path, w.bytes);
 }
 
 // One tensor of a data set, as stored, with a label for messages ("input_0.pb", "inputs.pb[0]"):
@@ -139,9 +139,8 @@ void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Ten
                const std::vector<Tensor>& expected, const nlohmann::json& meta, int opset, CaseLayout layout) {
   checkTensors("input", inputs, graph, graph.inputs());
   checkTensors("output", expected, graph, graph.outputs());
-  google::protobuf::Arena arena;  // the model is only serialised and read: no per-field allocations
-  auto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  exportModelTo(graph, model, opset);
+  ExportedNames names;
+  const std::string model = exportModelBytes(graph, opset, &names);
   const fs::path dir = dirArg.has_filename() ? dirArg : dirArg.parent_path();  // "out/case/" names "out/case"
   std::error_code ec;
   if (fs::exists(dir, ec)) throw Error("case folder " + dir.string() + " already exists");
@@ -153,18 +152,16 @@ void writeCase(const fs::path& dirArg, const Graph& graph, const std::vector<Ten
   if (!fs::create_directory(temp, ec) || ec)
     throw Error("cannot write case folder " + dir.string() + ": " + (ec ? ec.message() : "temp folder exists"));
   try {
-    saveModelFile(temp / "model.onnx", model);
+    writeFileBytes(temp / "model.onnx", model);
     const fs::path set = temp / kDataSet;
     if (!fs::create_directory(set, ec) || ec) throw Error("cannot create " + set.string());
-    const auto& g = model.graph();
     if (layout == CaseLayout::Packed) {
-      writePacked(packedPath(set, "input"), inputs, g, true);
-      writePacked(packedPath(set, "output"), expected, g, false);
+      writePacked(packedPath(set, "input"), inputs, names.inputs);
+      writePacked(packedPath(set, "output"), expected, names.outputs);
     } else {
-      for (size_t k = 0; k < inputs.size(); ++k)
-        writeTensorFile(pbPath(set, "input", k), inputs[k], g.input(static_cast<int>(k)).name());
+      for (size_t k = 0; k < inputs.size(); ++k) writeTensorFile(pbPath(set, "input", k), inputs[k], names.inputs[k]);
       for (size_t k = 0; k < expected.size(); ++k)
-        writeTensorFile(pbPath(set, "output", k), expected[k], g.output(static_cast<int>(k)).name());
+        writeTensorFile(pbPath(set, "output", k), expected[k], names.outputs[k]);
     }
     writeFileBytes(temp / "meta.json", meta.dump(2) + "\n");
     fs::rename(temp, dir, ec);

@@ -1,10 +1,10 @@
-// export.cpp - GraphIR -> onnx::ModelProto (naming rules in export.h).
+// export.cpp - GraphIR -> ONNX model bytes, written on the wire (wire.h; naming rules in export.h).
 #include "onnx/export.h"
 
-#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <span>
 #include <unordered_set>
 
 #include "onnx/tensor_proto.h"
@@ -16,31 +16,6 @@ namespace nnfuzz {
 
 namespace {
 
-void setAttribute(onnx::AttributeProto& a, const std::string& name, const AttrValue& value) {
-  a.set_name(name);
-  if (auto* i = std::get_if<int64_t>(&value)) {
-    a.set_type(onnx::AttributeProto::INT);
-    a.set_i(*i);
-  } else if (auto* f = std::get_if<double>(&value)) {
-    a.set_type(onnx::AttributeProto::FLOAT);
-    a.set_f(static_cast<float>(*f));
-  } else if (auto* s = std::get_if<std::string>(&value)) {
-    a.set_type(onnx::AttributeProto::STRING);
-    a.set_s(*s);
-  } else if (auto* is = std::get_if<std::vector<int64_t>>(&value)) {
-    a.set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : *is) a.add_ints(x);
-  } else if (auto* fs = std::get_if<std::vector<double>>(&value)) {
-    a.set_type(onnx::AttributeProto::FLOATS);
-    for (double x : *fs) a.add_floats(static_cast<float>(x));
-  } else if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
-    a.set_type(onnx::AttributeProto::STRINGS);
-    for (const std::string& x : *ss) a.add_strings(x);
-  } else {
-    throw Error("attribute '" + name + "' holds a graph; exportGraph writes bodies");
-  }
-}
-
 void setTypeProto(onnx::TypeProto& t, const TensorType& type) {
   auto* tensor = t.mutable_tensor_type();
   tensor->set_elem_type(onnxElemType(type.dtype));
@@ -48,27 +23,118 @@ void setTypeProto(onnx::TypeProto& t, const TensorType& type) {
   for (int64_t d : type.shape) shape->add_dim()->set_dim_value(d);
 }
 
-void addValueInfo(onnx::ValueInfoProto* info, const std::string& name, const TensorType& type) {
-  info->set_name(name);
-  setTypeProto(*info->mutable_type(), type);  // in place: no TypeProto copied
+// Field numbers of onnx.proto, by message.
+namespace field {
+constexpr int kModelIrVersion = 1, kModelProducer = 2, kModelGraph = 7, kModelOpset = 8;
+constexpr int kOpsetDomain = 1, kOpsetVersion = 2;
+constexpr int kGraphNode = 1, kGraphName = 2, kGraphInitializer = 5, kGraphInput = 11, kGraphOutput = 12,
+              kGraphValueInfo = 13;
+constexpr int kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4, kNodeAttribute = 5, kNodeDomain = 7;
+constexpr int kAttrName = 1, kAttrF = 2, kAttrI = 3, kAttrS = 4, kAttrT = 5, kAttrG = 6, kAttrFloats = 7,
+              kAttrInts = 8, kAttrStrings = 9, kAttrType = 20;
+constexpr int kValueName = 1, kValueType = 2;
+constexpr int kTypeTensor = 1, kTensorElemType = 1, kTensorShape = 2, kShapeDim = 1, kDimValue = 1;
+}  // namespace field
+
+// A ValueInfoProto with its full static type (the shape is present even for a scalar). The
+// nested lengths are worked out first, so nothing is moved to insert them.
+void writeValueInfo(Wire& w, int fieldNumber, std::string_view name, const TensorType& type) {
+  const int elemType = onnxElemType(type.dtype);
+  size_t shape = 0;
+  for (int64_t d : type.shape) shape += Wire::fieldSize(field::kShapeDim, 1 + Wire::varintSize(static_cast<uint64_t>(d)));
+  const size_t tensor = 1 + Wire::varintSize(static_cast<uint64_t>(elemType)) + Wire::fieldSize(field::kTensorShape, shape);
+  const size_t typeProto = Wire::fieldSize(field::kTypeTensor, tensor);
+  w.lengthOf(fieldNumber, Wire::fieldSize(field::kValueName, name.size()) + Wire::fieldSize(field::kValueType, typeProto));
+  w.stringField(field::kValueName, name);
+  w.lengthOf(field::kValueType, typeProto);
+  w.lengthOf(field::kTypeTensor, tensor);
+  w.intField(field::kTensorElemType, elemType);
+  w.lengthOf(field::kTensorShape, shape);
+  for (int64_t d : type.shape) {
+    w.lengthOf(field::kShapeDim, 1 + Wire::varintSize(static_cast<uint64_t>(d)));
+    w.intField(field::kDimValue, d);
+  }
+}
+
+void writeAttribute(Wire& w, std::string_view name, const AttrValue& value) {
+  const size_t attr = w.open(field::kNodeAttribute);
+  w.stringField(field::kAttrName, name);
+  onnx::AttributeProto::AttributeType type;
+  if (auto* i = std::get_if<int64_t>(&value)) {
+    w.intField(field::kAttrI, *i);
+    type = onnx::AttributeProto::INT;
+  } else if (auto* f = std::get_if<double>(&value)) {
+    w.floatField(field::kAttrF, static_cast<float>(*f));
+    type = onnx::AttributeProto::FLOAT;
+  } else if (auto* s = std::get_if<std::string>(&value)) {
+    w.stringField(field::kAttrS, *s);
+    type = onnx::AttributeProto::STRING;
+  } else if (auto* is = std::get_if<std::vector<int64_t>>(&value)) {
+    for (int64_t x : *is) w.intField(field::kAttrInts, x);
+    type = onnx::AttributeProto::INTS;
+  } else if (auto* fs = std::get_if<std::vector<double>>(&value)) {
+    for (double x : *fs) w.floatField(field::kAttrFloats, static_cast<float>(x));
+    type = onnx::AttributeProto::FLOATS;
+  } else if (auto* ss = std::get_if<std::vector<std::string>>(&value)) {
+    for (const std::string& x : *ss) w.stringField(field::kAttrStrings, x);
+    type = onnx::AttributeProto::STRINGS;
+  } else {
+    throw Error("attribute '" + std::string(name) + "' holds a graph; exportGraph writes bodies");
+  }
+  w.intField(field::kAttrType, type);
+  w.close(attr);
+}
+
+// A GraphProto's repeated fields, each in its own buffer while the graph is written in node
+// order, joined in field-number order at the end.
+struct GraphWire {
+  Wire nodes, initializers, inputs, outputs, valueInfos;
+
+  void appendTo(Wire& w, std::string_view name) const {
+    w.bytes += nodes.bytes;
+    w.stringField(field::kGraphName, name);
+    w.bytes += initializers.bytes;
+    w.bytes += inputs.bytes;
+    w.bytes += outputs.bytes;
+    w.bytes += valueInfos.bytes;
+  }
+};
+
+// A node's fields in order: input, output, name, op_type; the caller adds attributes and
+// then calls endNode.
+size_t beginNode(Wire& w, std::span<const std::string> inputs, std::span<const std::string> outputs,
+                 std::string_view name, std::string_view opType) {
+  const size_t node = w.open(field::kGraphNode);
+  for (const std::string& in : inputs) w.stringField(field::kNodeInput, in);
+  for (const std::string& out : outputs) w.stringField(field::kNodeOutput, out);
+  w.stringField(field::kNodeName, name);
+  w.stringField(field::kNodeOpType, opType);
+  return node;
+}
+void endNode(Wire& w, size_t node, std::string_view domain) {
+  if (!domain.empty()) w.stringField(field::kNodeDomain, domain);
+  w.close(node);
 }
 
 // A constant operand: an initializer (also a graph input before ir_version 4), or in a body
 // before ir_version 4, where initializers would have to be body inputs, a Constant node.
-void addConstant(onnx::GraphProto& g, const std::string& name, const Tensor& value, bool body, int opset) {
+void addConstant(GraphWire& g, const std::string& name, const Tensor& value, bool body, int opset) {
   if (body && initializersAreInputs(opset)) {
-    onnx::NodeProto& node = *g.add_node();
-    node.set_name(name);
-    node.set_op_type("Constant");
-    node.add_output(name);
-    onnx::AttributeProto& a = *node.add_attribute();
-    a.set_name("value");
-    a.set_type(onnx::AttributeProto::TENSOR);
-    setTensorProto(*a.mutable_t(), value, name);
+    const size_t node = beginNode(g.nodes, {}, std::span(&name, 1), name, "Constant");
+    const size_t attr = g.nodes.open(field::kNodeAttribute);
+    g.nodes.stringField(field::kAttrName, "value");
+    const size_t tensor = g.nodes.open(field::kAttrT);
+    writeTensorFields(g.nodes, value, name);
+    g.nodes.close(tensor);
+    g.nodes.intField(field::kAttrType, onnx::AttributeProto::TENSOR);
+    g.nodes.close(attr);
+    endNode(g.nodes, node, "");
     return;
   }
-  setTensorProto(*g.add_initializer(), value, name);
-  if (!body && initializersAreInputs(opset)) addValueInfo(g.add_input(), name, value.type);
+  const size_t tensor = g.initializers.open(field::kGraphInitializer);
+  writeTensorFields(g.initializers, value, name);
+  g.initializers.close(tensor);
+  if (!body && initializersAreInputs(opset)) writeValueInfo(g.inputs, field::kGraphInput, name, value.type);
 }
 
 }  // namespace
@@ -83,8 +149,8 @@ namespace {
 
 // Writes `graph` into `g`. `outerNames` names the owning node's captures (bodies only);
 // `prefix` makes a body's names unique in the model (ONNX wants one namespace).
-void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& prefix,
-                 const std::vector<std::string>* outerNames, int opset) {
+void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
+                 const std::vector<std::string>* outerNames, int opset, ExportedNames* exported) {
   const bool body = outerNames != nullptr;
   // By value id (empty: not named yet); vectors, not hash maps: ids are dense.
   std::vector<std::string> names(graph.valueCapacity());
@@ -95,7 +161,8 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   const auto inputs = graph.inputs();
   for (size_t k = 0; k < inputs.size(); ++k) {
     names[inputs[k]] = prefix + "input_" + std::to_string(k);
-    addValueInfo(g.add_input(), names[inputs[k]], graph.value(inputs[k]).type);
+    writeValueInfo(g.inputs, field::kGraphInput, names[inputs[k]], graph.value(inputs[k]).type);
+    if (exported) exported->inputs.push_back(names[inputs[k]]);
   }
   // Each node's form at the opset first: a weight that only became an attribute (Slice's
   // starts before opset 10, say) is left out.
@@ -132,7 +199,7 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
   std::vector<bool> graphOutput(graph.valueCapacity(), false);
   for (ValueId v : outputs) graphOutput[v] = true;
   size_t temp = 0, nodeIndex = 0;
-  std::vector<std::string> inputNames;  // one node's; kept across nodes so it grows once
+  std::vector<std::string> inputNames, outputNames;  // one node's; kept across nodes so they grow once
   for (size_t position = 0; position < order.size(); ++position) {
     const Node& n = graph.node(order[position]);
     const NodeForm& form = forms[position];
@@ -149,40 +216,43 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
         inputNames.push_back(nameOf(n.inputs[static_cast<size_t>(in.operand)]));
       }
     }
-    onnx::NodeProto& node = *g.add_node();
     const std::string nodeName = prefix + n.op + "_" + std::to_string(nodeIndex++);
-    node.set_name(nodeName);
-    node.set_op_type(form.op);
-    if (!n.domain.empty()) node.set_domain(n.domain);
-    for (const std::string& name : inputNames) node.add_input(name);
     const OpSpec* spec = findOp(n);
+    outputNames.clear();
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ValueId v = n.outputs[k];
       // An optional result nobody reads is left absent (an empty name), as ONNX allows.
       if (spec && spec->isOptionalOutput(k) && graph.value(v).uses.empty() && !graphOutput[v]) {
-        node.add_output(std::string());
+        outputNames.emplace_back();
         continue;
       }
       if (names[v].empty()) {
         names[v] = prefix + "t" + std::to_string(temp++);
-        addValueInfo(g.add_value_info(), names[v], graph.value(v).type);
+        writeValueInfo(g.valueInfos, field::kGraphValueInfo, names[v], graph.value(v).type);
       }
-      node.add_output(names[v]);
+      outputNames.push_back(names[v]);
     }
-    while (node.output_size() > 0 && node.output(node.output_size() - 1).empty()) node.mutable_output()->RemoveLast();
+    while (!outputNames.empty() && outputNames.back().empty()) outputNames.pop_back();
     std::vector<std::string> captureNames;
     for (ValueId c : n.captures) captureNames.push_back(nameOf(c));
+    const size_t node = beginNode(g.nodes, inputNames, outputNames, nodeName, form.op);
     for (const auto& [key, value] : form.attrs) {
-      onnx::AttributeProto& a = *node.add_attribute();
       if (const auto* sub = std::get_if<GraphAttr>(&value)) {
-        a.set_name(key);
-        a.set_type(onnx::AttributeProto::GRAPH);
-        a.mutable_g()->set_name(nodeName + "_" + key);
-        exportGraph(sub->graph(), *a.mutable_g(), nodeName + "_" + key + "/", &captureNames, opset);
+        const size_t attr = g.nodes.open(field::kNodeAttribute);
+        g.nodes.stringField(field::kAttrName, key);
+        const std::string bodyName = nodeName + "_" + key;
+        GraphWire bodyWire;
+        exportGraph(sub->graph(), bodyWire, bodyName + "/", &captureNames, opset, nullptr);
+        const size_t bodyGraph = g.nodes.open(field::kAttrG);
+        bodyWire.appendTo(g.nodes, bodyName);
+        g.nodes.close(bodyGraph);
+        g.nodes.intField(field::kAttrType, onnx::AttributeProto::GRAPH);
+        g.nodes.close(attr);
       } else {
-        setAttribute(a, key, value);
+        writeAttribute(g.nodes, key, value);
       }
     }
+    endNode(g.nodes, node, n.domain);
   }
   // A body's output must be made inside it: a formal input, weight or outer value it
   // returns, or one it returns twice, goes through an Identity.
@@ -192,14 +262,13 @@ void exportGraph(const Graph& graph, onnx::GraphProto& g, const std::string& pre
     if (names[v].empty()) throw Error("graph output %" + std::to_string(v) + " is not defined");
     std::string name = names[v];
     if (body && (graph.value(v).kind != ValueKind::Result || !returned.insert(v).second)) {
-      onnx::NodeProto& copy = *g.add_node();
-      copy.set_name(prefix + "Identity_output_" + std::to_string(k));
-      copy.set_op_type("Identity");
-      copy.add_input(name);
-      name = prefix + "output_" + std::to_string(k);
-      copy.add_output(name);
+      const std::string copied = prefix + "output_" + std::to_string(k);
+      endNode(g.nodes, beginNode(g.nodes, std::span(&name, 1), std::span(&copied, 1),
+                                 prefix + "Identity_output_" + std::to_string(k), "Identity"), "");
+      name = copied;
     }
-    addValueInfo(g.add_output(), name, graph.value(v).type);
+    writeValueInfo(g.outputs, field::kGraphOutput, name, graph.value(v).type);
+    if (exported) exported->outputs.push_back(name);
   }
 }
 
@@ -227,32 +296,29 @@ NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
 
 onnx::ModelProto exportModel(const Graph& graph, int opset) {
   onnx::ModelProto model;
-  exportModelTo(graph, model, opset);
+  if (!model.ParseFromString(exportModelBytes(graph, opset))) throw Error("cannot parse the exported model");
   return model;
 }
 
-std::string exportModelBytes(const Graph& graph, int opset) {
-  google::protobuf::Arena arena;
-  auto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  exportModelTo(graph, model, opset);
-  return serializeModel(model);
-}
-
-void exportModelTo(const Graph& graph, onnx::ModelProto& model, int opset) {
+std::string exportModelBytes(const Graph& graph, int opset, ExportedNames* names) {
   if (opset == 0) opset = graph.opset();
-  model.set_ir_version(irVersionFor(opset));
-  model.set_producer_name("nnfuzz");
-  auto* imp = model.add_opset_import();
-  imp->set_domain("");
-  imp->set_version(opset);
-  for (const std::string& domain : domainsUsed(graph)) {
-    auto* other = model.add_opset_import();
-    other->set_domain(domain);
-    other->set_version(kOtherDomainOpset);
-  }
-  onnx::GraphProto& g = *model.mutable_graph();
-  g.set_name("nnfuzz");
-  exportGraph(graph, g, "", nullptr, opset);
+  Wire w;
+  w.intField(field::kModelIrVersion, irVersionFor(opset));
+  w.stringField(field::kModelProducer, "nnfuzz");
+  GraphWire g;
+  exportGraph(graph, g, "", nullptr, opset, names);
+  const size_t graphStart = w.open(field::kModelGraph);
+  g.appendTo(w, "nnfuzz");
+  w.close(graphStart);
+  const auto writeOpset = [&](std::string_view domain, int version) {
+    const size_t imp = w.open(field::kModelOpset);
+    w.stringField(field::kOpsetDomain, domain);
+    w.intField(field::kOpsetVersion, version);
+    w.close(imp);
+  };
+  writeOpset("", opset);
+  for (const std::string& domain : domainsUsed(graph)) writeOpset(domain, kOtherDomainOpset);
+  return std::move(w.bytes);
 }
 
 std::string serializeModel(const onnx::ModelProto& model) {

@@ -23,6 +23,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ops/version_forms.h"
@@ -39,14 +40,17 @@ int irVersionFor(int opset);
 /// Before ir_version 4 every initializer must also be a graph input.
 inline bool initializersAreInputs(int opset) { return irVersionFor(opset) < 4; }
 
-/// opset 0: the graph's own (Graph::opset). Throws nnfuzz::Error naming a node the opset
-/// cannot express.
+/// The names export gave the main graph's inputs and outputs, in order.
+struct ExportedNames {
+  std::vector<std::string> inputs, outputs;
+};
+
+/// The model's bytes, as serializeModel(exportModel(graph, opset)) would give them; written
+/// on the wire (onnx/wire.h) without building protobuf objects. opset 0: the graph's own
+/// (Graph::opset). Throws nnfuzz::Error naming a node the opset cannot express.
+std::string exportModelBytes(const Graph& graph, int opset = 0, ExportedNames* names = nullptr);
+/// The same model parsed into protobuf objects, for those who read it (the checker, bundles).
 onnx::ModelProto exportModel(const Graph& graph, int opset = 0);
-/// The same, written into an empty `model`, which may live on a protobuf arena: a writer
-/// that only serialises it spares a heap allocation and a free per field that way.
-void exportModelTo(const Graph& graph, onnx::ModelProto& model, int opset = 0);
-/// serializeModel(exportModel(graph, opset)), the model built on an arena.
-std::string exportModelBytes(const Graph& graph, int opset = 0);
 /// The ONNX form of node `n` of `graph` at `opset` (ops/version_forms.h).
 NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset);
 

@@ -102,6 +102,17 @@ void setTensorProto(onnx::TensorProto& proto, const Tensor& tensor, const std::s
   proto.set_raw_data(std::move(raw));
 }
 
+void writeTensorFields(Wire& w, const Tensor& tensor, std::string_view name) {
+  // TensorProto: dims = 1, data_type = 2, name = 8, raw_data = 9 (setTensorProto's fields)
+  for (int64_t d : tensor.type.shape) w.intField(1, d);
+  w.intField(2, onnxElemType(tensor.type.dtype));
+  w.stringField(8, name);
+  const DType d = tensor.type.dtype;
+  const size_t width = byteWidth(d);
+  w.lengthOf(9, tensor.data.size() * width);
+  for (double x : tensor.data) putLE(w.bytes, encode(d, x), width);
+}
+
 Tensor fromTensorProto(const onnx::TensorProto& proto) {
   const std::string what = describe(proto);
   if (proto.data_location() == onnx::TensorProto::EXTERNAL)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ir/tensor.h"
+#include "onnx/wire.h"
 #include "onnx/onnx_pb.h"  // first: it defines what the generated headers use
 #include "onnx/onnx-data.pb.h"
 
@@ -23,6 +24,8 @@ DType dtypeOfOnnx(int elemType, const std::string& what);
 onnx::TensorProto toTensorProto(const Tensor& tensor, const std::string& name);
 /// The same, written into `proto` (a field of a message being built, maybe on an arena).
 void setTensorProto(onnx::TensorProto& proto, const Tensor& tensor, const std::string& name);
+/// setTensorProto's fields, written as a TensorProto's wire bytes (the caller opens the message).
+void writeTensorFields(Wire& w, const Tensor& tensor, std::string_view name);
 Tensor fromTensorProto(const onnx::TensorProto& proto);
 
 /// Reads a serialized TensorProto (input_0.pb, ...); `name` receives its name if given.

@@ -1,0 +1,70 @@
+// wire.h - protobuf's wire format, written straight into bytes: the field kinds ONNX's
+// messages use. Export writes models this way instead of building protobuf objects and
+// serialising them, which cost as much as generating the model's operators. Writers put
+// fields in field-number order, so the bytes equal protobuf's deterministic serialisation
+// (export_wire_test.cpp holds them to it).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace nnfuzz {
+
+class Wire {
+ public:
+  std::string bytes;
+
+  void varint(uint64_t v) {
+    char buffer[10];
+    bytes.append(buffer, encode(v, buffer));
+  }
+  /// The bytes varint(v) writes.
+  static size_t varintSize(uint64_t v) { return v < 0x80 ? 1 : (static_cast<size_t>(std::bit_width(v)) + 6) / 7; }
+  /// The bytes of a length-delimited field of `length` bytes, tag and length included.
+  static size_t fieldSize(int field, size_t length) {
+    return varintSize(static_cast<uint64_t>(field) << 3) + varintSize(length) + length;
+  }
+  /// int32, int64 and enum fields alike: negatives take ten bytes, as protobuf writes them.
+  void intField(int field, int64_t v) {
+    tag(field, kVarint);
+    varint(static_cast<uint64_t>(v));
+  }
+  void floatField(int field, float f) {
+    tag(field, kFixed32);
+    const auto bits = std::bit_cast<uint32_t>(f);
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+  }
+  void stringField(int field, std::string_view s) {
+    lengthOf(field, s.size());
+    bytes.append(s);
+  }
+  /// The head of a length-delimited field whose `length` bytes the caller appends next.
+  void lengthOf(int field, size_t length) {
+    tag(field, kLengthDelimited);
+    varint(length);
+  }
+
+  /// A nested message written in place: open() before its fields, close() after them.
+  size_t open(int field) {
+    tag(field, kLengthDelimited);
+    return bytes.size();
+  }
+  void close(size_t start) {
+    char prefix[10];
+    bytes.insert(start, prefix, encode(bytes.size() - start, prefix));  // one move of the message's bytes
+  }
+
+ private:
+  static size_t encode(uint64_t v, char* out) {
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7) out[n++] = static_cast<char>(v | 0x80);
+    out[n++] = static_cast<char>(v);
+    return n;
+  }
+  static constexpr int kVarint = 0, kFixed32 = 5, kLengthDelimited = 2;
+  void tag(int field, int wireType) { varint(static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wireType)); }
+};
+
+}  // namespace nnfuzz
