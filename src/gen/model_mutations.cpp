@@ -83,7 +83,7 @@ std::optional<json> duplicateNode(Graph& g, Rng& rng) {
   if (candidates.empty()) return std::nullopt;
   const NodeId id = pickFrom(candidates, rng);
   const ValueId result = g.node(id).outputs[0];
-  const std::vector<Use> uses = g.value(result).uses;
+  const SmallVector<Use, 2> uses = g.value(result).uses;
   std::vector<ValueId> inputs = g.node(id).inputs;
   inputs[0] = result;
   std::vector<TensorType> types;  // the copy's optional further results stay unread (absent)

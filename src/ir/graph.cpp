@@ -120,7 +120,7 @@ void Graph::setBodies(NodeId nodeId, Attributes attrs, std::vector<ValueId> capt
 
 void Graph::replaceAllUses(ValueId from, ValueId to) {
   if (from == to) return;
-  const std::vector<Use> uses = values_[from].uses;
+  const SmallVector<Use, 2> uses = values_[from].uses;
   for (const Use& use : uses) setOperand(use.node, use.operand, to);
   std::replace(outputs_.begin(), outputs_.end(), from, to);
 }

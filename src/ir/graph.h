@@ -55,7 +55,7 @@ struct Value {
   uint32_t resultIndex = 0;   ///< For results: which output of the producer.
   uint32_t capture = 0;       ///< For outer parameters: the owning node's capture index.
   std::optional<Tensor> data;  ///< For weights: the contents.
-  std::vector<Use> uses;
+  SmallVector<Use, 2> uses;  ///< inline: most values have one or two readers
   bool alive = true;
 };
 
@@ -114,6 +114,11 @@ class Graph {
   Node& node(NodeId id) { return nodes_[id]; }
   size_t valueCapacity() const { return values_.size(); }
   size_t nodeCapacity() const { return nodes_.size(); }
+  /// Room for this many nodes and values, so that a generator growing the graph moves none.
+  void reserve(size_t nodes, size_t values) {
+    nodes_.reserve(nodes);
+    values_.reserve(values);
+  }
 
   /// Live nodes in topological order.
   std::vector<NodeId> nodes() const;

@@ -1,7 +1,8 @@
 #include "ops/registry.h"
 
-#include <unordered_map>
 #include <vector>
+
+#include "support/name_table.h"
 
 namespace nnfuzz {
 
@@ -20,13 +21,13 @@ std::span<const OpSpec* const> allOps() {
 
 const OpSpec* findOp(std::string_view name) {
   // Asked per node by generation, inference, export and the interpreter: a hash, not a scan.
-  static const auto byName = [] {
-    std::unordered_map<std::string_view, const OpSpec*> index;
-    for (const OpSpec* spec : allOps()) index.emplace(spec->name, spec);
-    return index;
+  static const NameTable<const OpSpec*> byName = [] {
+    std::vector<std::pair<std::string_view, const OpSpec*>> entries;
+    for (const OpSpec* spec : allOps()) entries.emplace_back(spec->name, spec);
+    return NameTable<const OpSpec*>(entries);
   }();
-  auto it = byName.find(name);
-  return it == byName.end() ? nullptr : it->second;
+  const OpSpec* const* found = byName.find(name);
+  return found ? *found : nullptr;
 }
 
 const OpSpec* findOp(const Node& node) { return node.domain.empty() ? findOp(node.op) : nullptr; }

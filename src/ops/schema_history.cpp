@@ -2,7 +2,9 @@
 #include "ops/schema_history.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <map>
+
+#include "support/name_table.h"
 
 namespace nnfuzz {
 
@@ -15,14 +17,19 @@ const std::vector<SchemaVersion>& history() {
   return rows;
 }
 
+using Versions = std::vector<const SchemaVersion*>;
+
 // Versions per operator, oldest first.
-const std::unordered_map<std::string_view, std::vector<const SchemaVersion*>>& byOp() {
-  static const auto index = [] {
-    std::unordered_map<std::string_view, std::vector<const SchemaVersion*>> m;
+const NameTable<Versions>& byOp() {
+  static const NameTable<Versions> index = [] {
+    std::map<std::string_view, Versions> m;
     for (const SchemaVersion& v : history()) m[v.op].push_back(&v);
-    for (auto& [op, versions] : m)
+    std::vector<std::pair<std::string_view, Versions>> entries;
+    for (auto& [op, versions] : m) {
       std::sort(versions.begin(), versions.end(), [](auto* a, auto* b) { return a->since < b->since; });
-    return m;
+      entries.emplace_back(op, std::move(versions));
+    }
+    return NameTable<Versions>(entries);
   }();
   return index;
 }
@@ -51,12 +58,12 @@ const SchemaVersion* schemaAt(std::string_view op, int opset) {
   return best && !best->deprecated ? best : nullptr;
 }
 
-bool hasSchemaHistory(std::string_view op) { return byOp().count(op) > 0; }
+bool hasSchemaHistory(std::string_view op) { return byOp().find(op) != nullptr; }
 
 std::span<const SchemaVersion* const> schemaVersions(std::string_view op) {
-  auto it = byOp().find(op);
-  if (it == byOp().end()) return {};
-  return it->second;
+  const Versions* versions = byOp().find(op);
+  if (!versions) return {};
+  return *versions;
 }
 
 }  // namespace nnfuzz

@@ -7,12 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "ops/common.h"
 #include "ops/opset_fit.h"
 #include "ops/schema_history.h"
+#include "support/name_table.h"
 
 namespace nnfuzz {
 
@@ -455,26 +454,26 @@ const Moves kMoves[] = {
 
 const Moves* movesOf(std::string_view op) {
   // Asked for every node a generator draws or export writes: a hash, not a scan.
-  static const auto byOp = [] {
-    std::unordered_map<std::string_view, const Moves*> index;
-    for (const Moves& m : kMoves) index.emplace(m.op, &m);
-    return index;
+  static const NameTable<const Moves*> byOp = [] {
+    std::vector<std::pair<std::string_view, const Moves*>> entries;
+    for (const Moves& m : kMoves) entries.emplace_back(m.op, &m);
+    return NameTable<const Moves*>(entries);
   }();
-  auto it = byOp.find(op);
-  return it == byOp.end() ? nullptr : it->second;
+  const Moves* const* found = byOp.find(op);
+  return found ? *found : nullptr;
 }
 
 // True when the opset-17 form of `op`'s nodes is the node itself, whatever it holds: no move
 // and nothing a later opset added (formProblem's shortcut, asked per draw and per node).
 bool canonicalAsItIs(std::string_view op, int opset) {
-  static const auto changed = [] {
-    std::unordered_set<std::string_view> ops;
-    for (const Moves& m : kMoves) ops.insert(m.op);
-    for (const LaterAttr& a : kLaterAttrs) ops.insert(a.op);
-    for (const LaterValue& v : kLaterValues) ops.insert(v.op);
-    return ops;
+  static const NameTable<bool> changed = [] {
+    std::vector<std::pair<std::string_view, bool>> ops;
+    for (const Moves& m : kMoves) ops.emplace_back(m.op, true);
+    for (const LaterAttr& a : kLaterAttrs) ops.emplace_back(a.op, true);
+    for (const LaterValue& v : kLaterValues) ops.emplace_back(v.op, true);
+    return NameTable<bool>(ops);
   }();
-  return opset == 17 && !changed.count(op);
+  return opset == 17 && !changed.find(op);
 }
 
 Work start(const NodeView& node, int opset) {
