@@ -45,14 +45,19 @@ class Driver:
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def request(self, case, out, **fields):
-        """fields: more request fields, e.g. packed=True (protocol 2)."""
+    def send(self, case, out, **fields):
+        """Sends a request without reading the replies; returns its id."""
         req_id = self.next_id
         self.next_id += 1
         os.makedirs(out, exist_ok=True)
         req = {"id": req_id, "case": str(case), "out": str(out), **fields}
         self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
+        return req_id
+
+    def request(self, case, out, **fields):
+        """fields: more request fields, e.g. packed=True (protocol 2)."""
+        req_id = self.send(case, out, **fields)
         replies = [self.read()]
         if replies[0]["status"] == "ok":
             replies.append(self.read())
