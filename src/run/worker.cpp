@@ -221,7 +221,11 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
   outcome.mode = spec_.mode;
   Clock::time_point begin = Clock::now();
   // A worker that died while idle (between cases) says nothing about this case: restart it.
-  if (child_ && child_->wait(Clock::now())) child_.reset();
+  if (std::optional<ExitInfo> idle = child_ ? child_->wait(Clock::now()) : std::nullopt) {
+    child_->drainStderr();
+    noteIdleDeath(*idle, child_->stderrTail());
+    child_.reset();
+  }
   const bool starting = !child_;
   if (std::string problem = start(); !problem.empty()) {
     outcome.status = RunStatus::WorkerError;
@@ -232,7 +236,7 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
   outcome.version = hello_.version;
   if (starting) outcome.startSeconds = lastStartSeconds_;
   child_->drainStderr();
-  child_->clearStderr();  // the tail of a finding is what this case made the worker write
+  stderrBeforeCase_ = child_->takeStderr();  // the tail of a finding is what this case made the worker write
 
   // Protocol 2 takes our packed cases as they are and packs the outputs into one file.
   const bool packed = hello_.protocol >= 2;
@@ -292,10 +296,13 @@ std::optional<Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const 
       return std::nullopt;
     }
     ++forks_;
-    // A child that died between cases says nothing about this one: its replacement reads the request.
-    if (!reply.death.duringRequest) continue;
     child_->drainStderr();  // the child wrote its last words before the keeper reaped it
     ExitInfo info{reply.death.exited, reply.death.code, reply.death.signal};
+    // A child that died between cases says nothing about this one: its replacement reads the request.
+    if (!reply.death.duringRequest) {
+      noteIdleDeath(info, stderrBeforeCase_ + child_->stderrTail());  // it may have died before the case began
+      continue;
+    }
     classifyDeath(outcome, phase, info, false);  // nnfuzz never signals a fork server's child alone
     (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
     return std::nullopt;
@@ -333,6 +340,19 @@ void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
     classifyDeath(outcome, phase, *info, child_->killedByUs());
   }
   child_.reset();
+}
+
+// A worker (or a fork server's child) that died between cases: no case's doing, so no outcome;
+// counted and kept, so that it is not lost either.
+void Worker::noteIdleDeath(const ExitInfo& info, std::string stderrTail) {
+  idleDeathStderr_ = std::move(stderrTail);
+  if (idleDeathStderr_.size() > Child::kStderrLimit) idleDeathStderr_.erase(0, idleDeathStderr_.size() - Child::kStderrLimit);
+  if (idleDeaths_++ > 0) return;
+  const std::string how = info.signal ? "by " + signalName(info.signal) : "with status " + std::to_string(info.code);
+  const std::string tail = lastLine(idleDeathStderr_);
+  std::fprintf(stderr, "nnfuzz: warning: the %s/%s worker%s died %s between cases; no case is blamed, later ones are only counted%s\n",
+               spec_.backend.c_str(), spec_.mode.c_str(), hello_.forkServer ? "'s serving child" : "", how.c_str(),
+               tail.empty() ? "" : (": " + clip(tail, 200)).c_str());
 }
 
 // A worker (or a fork server's child) that ended mid-case: a crash, out of memory, or an exit.

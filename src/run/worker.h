@@ -8,7 +8,8 @@
 // next case. The worker runs in its own process group under RLIMIT_AS, with one OpenMP
 // thread and glibc's heap checking on. One Worker is used by one thread at a time; the
 // worker process dies with the thread that started it (PR_SET_PDEATHSIG), which is harmless
-// because a worker found dead between cases is restarted without recording anything.
+// because a worker found dead between cases is restarted, its death counted (idleDeaths) but
+// blamed on no case.
 #pragma once
 
 #include <chrono>
@@ -81,6 +82,12 @@ class Worker {
   int starts() const { return starts_; }
   /// How many serving children a fork server replaced after they died (no restart needed).
   int forks() const { return forks_; }
+  /// How many times the worker, or a fork server's child, died between cases. Such a death is
+  /// no case's: the worker is replaced, the death counted, its stderr kept, and the first one
+  /// is announced on nnfuzz's stderr.
+  int idleDeaths() const { return idleDeaths_; }
+  /// The stderr tail of the last death between cases.
+  const std::string& idleDeathStderr() const { return idleDeathStderr_; }
   /// Wall-clock seconds the last start took, spawn to hello.
   double lastStartSeconds() const { return lastStartSeconds_; }
   const WorkerSpec& spec() const { return spec_; }
@@ -90,6 +97,7 @@ class Worker {
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);
   void recordDeath(RunOutcome& outcome, const std::string& phase);
+  void noteIdleDeath(const ExitInfo& info, std::string stderrTail);
   void classifyDeath(RunOutcome& outcome, const std::string& phase, const ExitInfo& info, bool killedByUs);
   void recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem);
   void readOutputs(RunOutcome& outcome, const Reply& reply);
@@ -104,6 +112,9 @@ class Worker {
   uint64_t nextId_ = 1;
   int starts_ = 0;
   int forks_ = 0;
+  int idleDeaths_ = 0;
+  std::string idleDeathStderr_;
+  std::string stderrBeforeCase_;  ///< what the worker wrote before this case, since the last one began
   double lastStartSeconds_ = 0;
 };
 

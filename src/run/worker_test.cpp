@@ -213,6 +213,21 @@ TEST(ProtocolLines, ForkServerDeathLines) {
   EXPECT_FALSE(std::get<Hello>(parseHello(R"({"hello": "x", "fork_server": 1})")).forkServer);
 }
 
+// A worker that dies after its last reply died during no case: the next one is not blamed, and
+// the death is counted and its stderr kept rather than lost.
+TEST_F(WorkerTest, ADeathBetweenCasesBlamesNoCaseButIsCounted) {
+  for (const bool forkServer : {false, true}) {
+    Worker w(spec("scripted", forkServer));
+    expectOk(w.runCase(caseWith("segv-after-reply")));
+    std::this_thread::sleep_for(milliseconds(200));  // a plain worker is then found dead before the next request
+    expectOk(w.runCase(caseWith("ok")));
+    expectOk(w.runCase(caseWith("ok")));
+    EXPECT_EQ(w.idleDeaths(), 1);
+    EXPECT_NE(w.idleDeathStderr().find("dying after my reply"), std::string::npos) << w.idleDeathStderr();
+    EXPECT_EQ(w.starts(), forkServer ? 1 : 2);
+  }
+}
+
 TEST_F(WorkerTest, StderrTailIsTheLast64KiB) {
   Worker w(spec());
   RunOutcome o = w.runCase(caseWith("stderr-flood"));

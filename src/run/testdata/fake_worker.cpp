@@ -35,7 +35,7 @@ const std::vector<std::string> kModes = {
     "hang-prepare", "hang-run",     "oom-run",      "oom-caught",   "garbage",     "exit-after-hello",
     "exit-run",    "heap-overflow", "stderr-flood", "kill-self",    "f16-output",  "slow-start",
     "no-hello",    "worker-error", "error-convert", "segv-convert", "hang-optimize", "stage-then-segv-prepare",
-    "bad-stage",   "partial-reply", "stdout-flood", "orphan-exit", "scripted"};
+    "bad-stage",   "partial-reply", "stdout-flood", "orphan-exit", "segv-after-reply", "scripted"};
 
 void send(const json& j) {
   std::cout << j.dump() << "\n" << std::flush;
@@ -254,6 +254,7 @@ int serve(const std::string& fixedMode) {
     std::vector<std::string> outputs = mode == "f16-output" ? std::vector<std::string>{halfTensor(out)}
                                                             : copyExpected(caseDir, out);
     send({{"id", id}, {"phase", "run"}, {"status", "ok"}, {"outputs", outputs}, {"seconds", 0.001}});
+    if (mode == "segv-after-reply") std::fputs("dying after my reply\n", stderr), segfault();
   }
   return 0;
 }
