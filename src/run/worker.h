@@ -5,7 +5,7 @@
 // request and reads a prepare reply and a run reply, each under its own deadline. Whatever
 // the worker does - crash, abort, hang, exhaust memory, print garbage, exit - runCase returns
 // a RunOutcome and never throws; a dead or killed worker is replaced by a fresh one at the
-// next case. The worker runs in its own process group under RLIMIT_AS, with one OpenMP
+// next case (a fork server's dead or killed child, by the keeper's next fork). The worker runs in its own process group under RLIMIT_AS, with one OpenMP
 // thread and glibc's heap checking on. One Worker is used by one thread at a time; the
 // worker process dies with the thread that started it (PR_SET_PDEATHSIG), which is harmless
 // because a worker found dead between cases is restarted, its death counted (idleDeaths) but
@@ -32,6 +32,9 @@ struct WorkerLimits {
   std::chrono::milliseconds start{60000};    ///< until the hello line (imports, JIT set-up)
   std::chrono::milliseconds prepare{60000};  ///< convert + compile one model
   std::chrono::milliseconds run{30000};      ///< one inference
+  /// A fork server's hung child, once killed: until the keeper reports its death (else the
+  /// whole worker is killed and restarted).
+  std::chrono::milliseconds childDeath{5000};
   uint64_t memoryBytes = uint64_t{4} << 30;  ///< RLIMIT_AS (address space, not RSS); 0 = none
 };
 
@@ -96,6 +99,10 @@ class Worker {
   RunOutcome runCaseOrThrow(const std::filesystem::path& caseDir, const std::vector<std::string>& disable);
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);
+  void recordTimeout(RunOutcome& outcome, const std::string& phase, std::chrono::milliseconds limit,
+                     Clock::time_point begin);
+  bool killServingChild();
+  void killWorker();
   void recordDeath(RunOutcome& outcome, const std::string& phase);
   void noteIdleDeath(const ExitInfo& info, std::string stderrTail);
   void classifyDeath(RunOutcome& outcome, const std::string& phase, const ExitInfo& info, bool killedByUs);
@@ -106,6 +113,9 @@ class Worker {
 
   WorkerSpec spec_;
   std::optional<Child> child_;
+  /// A fork server's serving child, from its "forked" line; 0 when unknown or once its "died"
+  /// line is read (reaped by then: the pid is no longer ours to signal).
+  pid_t servingPid_ = 0;
   Hello hello_;
   std::filesystem::path scratch_;
   bool ownScratch_ = false;
