@@ -422,8 +422,9 @@ def _single_threaded():
 
 def _keep_forking(backend, proto):
     """The fork server (docs/worker-protocol.md): this process, with the SUT loaded, forks a
-    child that serves requests. When the child dies, a "died" line says how and during which
-    request, and the next child is one fork away instead of a restart with every import."""
+    child that serves requests. The child's "forked" line tells nnfuzz whom to kill on a
+    timeout; when the child dies, a "died" line says how and during which request, and the
+    next child is one fork away instead of a restart with every import."""
     serving = mmap.mmap(-1, _SERVING.size)  # MAP_SHARED: the child's writes reach the keeper
     die_with_parent = _death_signal_setter()
     while True:
@@ -433,7 +434,11 @@ def _keep_forking(backend, proto):
         if pid == 0:
             code = 0
             try:
+                # A process group of its own, named on the "forked" line: nnfuzz can then kill a
+                # hung child, and whatever it started (a compiler), and leave the keeper be.
+                os.setpgid(0, 0)
                 die_with_parent()
+                proto.send({"forked": os.getpid()})
                 _serve(backend, proto, serving)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
@@ -442,7 +447,12 @@ def _keep_forking(backend, proto):
                 code = 1
             sys.stderr.flush()
             os._exit(code)  # no interpreter shutdown: the keeper owns the SUT's teardown
-        _, status = os.waitpid(pid, 0)  # retried on EINTR by Python itself (PEP 475)
+        # Unreaped, the child's pid cannot be reused: its group is killed (what it started and
+        # left behind) before the child is reaped. Both calls are retried on EINTR (PEP 475).
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
         served = _SERVING.unpack_from(serving, 0)[0]
         if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and served == 0:
             return 0  # end of input

@@ -5,12 +5,14 @@ Its "SUT" is onnx's ReferenceEvaluator; the mode picks a misbehaviour: `chatty` 
 stdout from Python and through the raw fd 1 (as native code would), `memory` raises
 MemoryError in run, `missing` fails to import its package, `convert-fails` raises inside a
 named step of prepare (common.stage). `crashy` dies in prepare when the case folder's name says
-how (`segv...`, `exit...`), crashes when the outputs of run are freed (`late-segv...`) or when the exception run raised is
+how (`segv...`, `exit...`), hangs in prepare with a child process of its own (`hang...`), crashes
+when the outputs of run are freed (`late-segv...`) or when the exception run raised is
 (`late-segv-raise...`), and serves any other case; `threaded` starts a thread while loading.
 """
 
 import ctypes
 import os
+import subprocess
 import sys
 import threading
 
@@ -45,6 +47,10 @@ class Toy(common.Backend):
             ctypes.string_at(0)  # a real SIGSEGV, as a native SUT's
         if self.mode == "crashy" and case.startswith("exit"):
             sys.exit(5)
+        if self.mode == "crashy" and case.startswith("hang"):
+            helper = subprocess.Popen(["sleep", "1000"])  # a compiler it runs: must die with it
+            print(f"grandchild {helper.pid}", file=sys.stderr, flush=True)
+            threading.Event().wait()
         self.case = case
         if self.mode == "convert-fails":
             with common.stage("convert"):
