@@ -292,7 +292,22 @@ def _timed(fn, *args):
 
 
 def serve_one(backend, req, send):
-    """Handles one request: a prepare reply, then (if prepare succeeded) a run reply."""
+    """Handles one request: a prepare reply, then (if prepare succeeded) a run reply.
+
+    The last reply goes out only once everything the request made is freed (outputs, inputs,
+    model, exceptions and the frames their tracebacks hold): a SUT that crashes while freeing
+    them (an output array backed by its memory, a destructor) then dies during its request,
+    where nnfuzz blames the right case, instead of after it, where the death would be skipped
+    or blamed on the next one."""
+    reply = _handle(backend, req, send)  # its locals, and what they hold, die as it returns
+    backend.model_bytes = None
+    send(reply)
+
+
+def _handle(backend, req, send):
+    """serve_one's work: sends the prepare reply when prepare succeeded and returns the last
+    reply, which holds plain data only. Error replies are built inside `except` and returned:
+    the exception and its traceback die as the block ends."""
     req_id = req.get("id")
     start = time.perf_counter()
     packed = req.get("packed") is True
@@ -304,19 +319,16 @@ def serve_one(backend, req, send):
         feeds = read_case(case_dir, model)
         os.makedirs(out_dir, exist_ok=True)
     except Exception as exc:  # the case, not the SUT: never an SUT finding
-        send({"id": req_id, "phase": "prepare", "status": "worker_error",
-              "type": type(exc).__name__, "message": str(exc), "seconds": 0.0})
-        return
+        return {"id": req_id, "phase": "prepare", "status": "worker_error",
+                "type": type(exc).__name__, "message": str(exc), "seconds": 0.0}
     try:
         prepared, seconds = _timed(backend.prepare, model_path, model)
     except HarnessError as exc:  # the case lacks what this worker reads (a Caffe worker: the Caffe form)
-        send({"id": req_id, "phase": "prepare", "status": "worker_error",
-              "type": type(exc).__name__, "message": str(exc), "seconds": 0.0})
-        return
+        return {"id": req_id, "phase": "prepare", "status": "worker_error",
+                "type": type(exc).__name__, "message": str(exc), "seconds": 0.0}
     except Exception as exc:
         traceback.print_exc()  # stderr: part of the finding's context
-        send(_error_reply(req_id, "prepare", exc, time.perf_counter() - start))
-        return
+        return _error_reply(req_id, "prepare", exc, time.perf_counter() - start)
     send({"id": req_id, "phase": "prepare", "status": "ok", "seconds": seconds})
     start = time.perf_counter()
     seconds = 0.0
@@ -325,8 +337,7 @@ def serve_one(backend, req, send):
         outputs = list(outputs)
     except Exception as exc:
         traceback.print_exc()
-        send(_error_reply(req_id, "run", exc, time.perf_counter() - start))
-        return
+        return _error_reply(req_id, "run", exc, time.perf_counter() - start)
     finally:
         freeing = time.perf_counter()
         del prepared  # free the compiled model before the next case
@@ -336,9 +347,8 @@ def serve_one(backend, req, send):
         written = (("outputs_file", write_packed_outputs(out_dir, model, outputs)) if packed
                    else ("outputs", write_outputs(out_dir, model, outputs)))
     except Exception as exc:  # e.g. an output numpy cannot represent: the SUT's doing
-        send(_error_reply(req_id, "run", exc, seconds))
-        return
-    send({"id": req_id, "phase": "run", "status": "ok", written[0]: written[1], "seconds": seconds})
+        return _error_reply(req_id, "run", exc, seconds)
+    return {"id": req_id, "phase": "run", "status": "ok", written[0]: written[1], "seconds": seconds}
 
 
 def main(backend_class, argv=None):
@@ -412,8 +422,9 @@ def _single_threaded():
 
 def _keep_forking(backend, proto):
     """The fork server (docs/worker-protocol.md): this process, with the SUT loaded, forks a
-    child that serves requests. When the child dies, a "died" line says how and during which
-    request, and the next child is one fork away instead of a restart with every import."""
+    child that serves requests. The child's "forked" line tells nnfuzz whom to kill on a
+    timeout; when the child dies, a "died" line says how and during which request, and the
+    next child is one fork away instead of a restart with every import."""
     serving = mmap.mmap(-1, _SERVING.size)  # MAP_SHARED: the child's writes reach the keeper
     die_with_parent = _death_signal_setter()
     while True:
@@ -423,7 +434,11 @@ def _keep_forking(backend, proto):
         if pid == 0:
             code = 0
             try:
+                # A process group of its own, named on the "forked" line: nnfuzz can then kill a
+                # hung child, and whatever it started (a compiler), and leave the keeper be.
+                os.setpgid(0, 0)
                 die_with_parent()
+                proto.send({"forked": os.getpid()})
                 _serve(backend, proto, serving)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
@@ -432,7 +447,12 @@ def _keep_forking(backend, proto):
                 code = 1
             sys.stderr.flush()
             os._exit(code)  # no interpreter shutdown: the keeper owns the SUT's teardown
-        _, status = os.waitpid(pid, 0)  # retried on EINTR by Python itself (PEP 475)
+        # Unreaped, the child's pid cannot be reused: its group is killed (what it started and
+        # left behind) before the child is reaped. Both calls are retried on EINTR (PEP 475).
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
         served = _SERVING.unpack_from(serving, 0)[0]
         if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and served == 0:
             return 0  # end of input

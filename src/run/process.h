@@ -76,8 +76,8 @@ class Child {
   pid_t pid() const { return pid_; }
   /// The last kStderrLimit bytes the child wrote to stderr since the last clearStderr().
   const std::string& stderrTail() const { return stderrTail_; }
-  /// Forgets the stderr read so far (the next finding's tail starts here).
-  void clearStderr() { stderrTail_.clear(); }
+  /// Hands over the stderr read so far and forgets it (the next finding's tail starts here).
+  std::string takeStderr() { return std::exchange(stderrTail_, {}); }
 
   /// How much stderr is kept.
   static constexpr size_t kStderrLimit = 64 * 1024;

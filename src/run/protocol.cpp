@@ -2,6 +2,7 @@
 #include "run/protocol.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,16 @@ std::variant<Reply, std::string> parseDeath(const json& j, uint64_t id) {
   return reply;
 }
 
+// {"forked": the pid of a fork server's new serving child, the leader of its own process group}
+Reply parseForked(const json& j) {
+  Reply reply;
+  reply.status = "forked";
+  const int64_t pid = j.at("forked").get<int64_t>();
+  if (pid < 2 || pid > std::numeric_limits<int>::max()) throw Error("'forked' is no pid");
+  reply.forkedPid = static_cast<int>(pid);
+  return reply;
+}
+
 }  // namespace
 
 std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id, const std::string& phase,
@@ -67,6 +78,7 @@ std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id
   Reply reply;
   try {
     if (j.contains("died")) return parseDeath(j, id);
+    if (j.contains("forked")) return parseForked(j);
     if (j.value("id", json()).get<uint64_t>() != id) throw Error("wrong id");
     if (j.value("phase", "") != phase) throw Error("expected phase '" + phase + "', got '" + clip(j.value("phase", ""), 40) + "'");
     reply.status = j.at("status").get<std::string>();

@@ -36,6 +36,9 @@ struct Reply {
   std::vector<std::string> outputs;
   /// run/ok of a packed request: one SequenceProto file holding every output, instead of `outputs`
   std::string outputsFile;
+  /// A fork server's "forked" line (status "forked"): the pid of its new serving child, which is
+  /// also the child's process group.
+  int forkedPid = 0;
   /// A fork server's "died" line (status "died"): how its serving child ended, and whether it
   /// was serving the request asked about (else it died between cases).
   struct Death {
@@ -49,8 +52,8 @@ struct Reply {
 /// The hello, or what is wrong with the line.
 std::variant<Hello, std::string> parseHello(const std::string& line);
 /// The reply to request `id` in `phase` ("prepare" or "run"), or what is wrong with it;
-/// `elapsedSeconds` stands in for a reply that gives no "seconds". A fork server's "died"
-/// line comes back as a Reply with status "died" whatever the phase.
+/// `elapsedSeconds` stands in for a reply that gives no "seconds". A fork server's "forked" and
+/// "died" lines come back as a Reply with status "forked" or "died" whatever the id and phase.
 std::variant<Reply, std::string> parseReply(const std::string& line, uint64_t id, const std::string& phase,
                                             double elapsedSeconds);
 

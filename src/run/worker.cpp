@@ -127,6 +127,7 @@ std::string Worker::start() {
   Clock::time_point begin = Clock::now();
   hello_ = Hello{};
   ++starts_;
+  servingPid_ = 0;
   try {
     child_ = Child::spawn(spawnOptions());
   } catch (const Error& e) {
@@ -167,8 +168,10 @@ std::string Worker::start() {
 void Worker::stop() {
   if (!child_) return;
   child_->closeStdin();
-  child_->wait(Clock::now() + std::chrono::seconds(1));
-  child_.reset();  // kills what is left of the group and reaps
+  // A fork server that exited has reaped its child; else the child goes with the worker.
+  if (child_->wait(Clock::now() + std::chrono::seconds(1))) servingPid_ = 0;
+  killWorker();  // what is left of it
+  child_.reset();
 }
 
 fs::path scratchBase() {
@@ -205,6 +208,7 @@ RunOutcome Worker::runCase(const fs::path& caseDir, const std::vector<std::strin
   try {
     return runCaseOrThrow(caseDir, disable);
   } catch (const std::exception& e) {  // nnfuzz's side failed (file system, encoding): not a finding
+    if (child_) killWorker();
     child_.reset();
     RunOutcome outcome;
     outcome.backend = spec_.backend;
@@ -221,7 +225,12 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
   outcome.mode = spec_.mode;
   Clock::time_point begin = Clock::now();
   // A worker that died while idle (between cases) says nothing about this case: restart it.
-  if (child_ && child_->wait(Clock::now())) child_.reset();
+  if (std::optional<ExitInfo> idle = child_ ? child_->wait(Clock::now()) : std::nullopt) {
+    child_->drainStderr();
+    noteIdleDeath(*idle, child_->stderrTail());
+    killWorker();  // a fork server's child, if the keeper died
+    child_.reset();
+  }
   const bool starting = !child_;
   if (std::string problem = start(); !problem.empty()) {
     outcome.status = RunStatus::WorkerError;
@@ -232,7 +241,7 @@ RunOutcome Worker::runCaseOrThrow(const fs::path& caseDir, const std::vector<std
   outcome.version = hello_.version;
   if (starting) outcome.startSeconds = lastStartSeconds_;
   child_->drainStderr();
-  child_->clearStderr();  // the tail of a finding is what this case made the worker write
+  stderrBeforeCase_ = child_->takeStderr();  // the tail of a finding is what this case made the worker write
 
   // Protocol 2 takes our packed cases as they are and packs the outputs into one file.
   const bool packed = hello_.protocol >= 2;
@@ -270,15 +279,7 @@ std::optional<Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const 
       case Child::Read::Line: break;
       case Child::Read::TooLong: recordProtocolError(outcome, phase, "reply line too long"); return std::nullopt;
       case Child::Read::Closed: recordDeath(outcome, phase); return std::nullopt;
-      case Child::Read::Timeout:
-        child_->killAndWait();
-        outcome.status = RunStatus::Timeout;
-        outcome.stderrTail = child_->stderrTail();
-        outcome.phase = stageFromStderr(outcome.stderrTail, phase);
-        outcome.message = outcome.phase + " took longer than " + formatSeconds(limit);
-        (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
-        child_.reset();
-        return std::nullopt;
+      case Child::Read::Timeout: recordTimeout(outcome, phase, limit, begin); return std::nullopt;
     }
     auto parsed = parseReply(line, id, phase, secondsSince(begin));
     if (auto* bad = std::get_if<std::string>(&parsed)) {
@@ -286,17 +287,25 @@ std::optional<Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const 
       return std::nullopt;
     }
     reply = std::get<Reply>(std::move(parsed));
-    if (reply.status != "died") break;
+    if (reply.status != "died" && reply.status != "forked") break;
     if (!hello_.forkServer) {
-      recordProtocolError(outcome, phase, "a 'died' line from a worker that is no fork server");
+      recordProtocolError(outcome, phase, "a '" + reply.status + "' line from a worker that is no fork server");
       return std::nullopt;
     }
+    if (reply.status == "forked") {
+      servingPid_ = reply.forkedPid;
+      continue;
+    }
+    servingPid_ = 0;
     ++forks_;
-    // A child that died between cases says nothing about this one: its replacement reads the request.
-    if (!reply.death.duringRequest) continue;
     child_->drainStderr();  // the child wrote its last words before the keeper reaped it
     ExitInfo info{reply.death.exited, reply.death.code, reply.death.signal};
-    classifyDeath(outcome, phase, info, false);  // nnfuzz never signals a fork server's child alone
+    // A child that died between cases says nothing about this one: its replacement reads the request.
+    if (!reply.death.duringRequest) {
+      noteIdleDeath(info, stderrBeforeCase_ + child_->stderrTail());  // it may have died before the case began
+      continue;
+    }
+    classifyDeath(outcome, phase, info, false);  // nnfuzz signals a child alone only after a timeout
     (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
     return std::nullopt;
   }
@@ -318,6 +327,53 @@ std::optional<Reply> Worker::awaitReply(RunOutcome& outcome, uint64_t id, const 
   return std::nullopt;
 }
 
+// No reply within the phase's limit. A fork server's child is killed alone, with its process group
+// (what it started), and the keeper forks the next: a hang costs a fork, not a restart. Without
+// the child's pid (a keeper that sends no "forked" lines), or if the keeper does not report the
+// death, the whole worker goes.
+void Worker::recordTimeout(RunOutcome& outcome, const std::string& phase, std::chrono::milliseconds limit,
+                           Clock::time_point begin) {
+  const bool keeperServesOn = killServingChild();
+  if (!keeperServesOn) killWorker();
+  child_->drainStderr();
+  outcome.status = RunStatus::Timeout;
+  outcome.stderrTail = child_->stderrTail();
+  outcome.phase = stageFromStderr(outcome.stderrTail, phase);
+  outcome.message = outcome.phase + " took longer than " + formatSeconds(limit);
+  (phase == "prepare" ? outcome.prepareSeconds : outcome.runSeconds) = secondsSince(begin);
+  if (!keeperServesOn) child_.reset();
+}
+
+// Kills the fork server's serving child and its group, and reads on until the keeper reports the
+// death. False when there is no child known to kill or the report does not come in time.
+bool Worker::killServingChild() {
+  if (servingPid_ <= 0) return false;
+  // Its "died" line is unread: the keeper has not reaped it, or has just done so and is writing
+  // the line (for the pid to be someone else's meanwhile, the pid counter would have to wrap).
+  const pid_t child = std::exchange(servingPid_, 0);
+  ::kill(-child, SIGKILL);
+  ::kill(child, SIGKILL);  // in case it skipped setpgid: the group kill then missed it
+  const Clock::time_point deadline = Clock::now() + spec_.limits.childDeath;
+  std::string line;
+  while (child_->readLine(line, deadline) == Child::Read::Line) {
+    // A reply the child wrote after the deadline is too late: only the keeper's line matters. It
+    // may say the child died of something else just before the kill: a timeout all the same.
+    auto parsed = parseReply(line, 0, "", 0);
+    if (const Reply* reply = std::get_if<Reply>(&parsed); reply && reply->status == "died") {
+      ++forks_;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Kills the worker and reaps it. A fork server's child would die with the keeper, but not what
+// it started, in its own process group: that group goes first.
+void Worker::killWorker() {
+  if (servingPid_ > 0) ::kill(-std::exchange(servingPid_, 0), SIGKILL);
+  child_->killAndWait();
+}
+
 // The worker closed stdout or stdin mid-case: it is dying or dead. Classifies by how it ended.
 void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
   std::optional<ExitInfo> info = child_->wait(Clock::now() + std::chrono::seconds(2));
@@ -332,7 +388,21 @@ void Worker::recordDeath(RunOutcome& outcome, const std::string& phase) {
   } else {
     classifyDeath(outcome, phase, *info, child_->killedByUs());
   }
+  killWorker();  // a fork server's child and what it started
   child_.reset();
+}
+
+// A worker (or a fork server's child) that died between cases: no case's doing, so no outcome;
+// counted and kept, so that it is not lost either.
+void Worker::noteIdleDeath(const ExitInfo& info, std::string stderrTail) {
+  idleDeathStderr_ = std::move(stderrTail);
+  if (idleDeathStderr_.size() > Child::kStderrLimit) idleDeathStderr_.erase(0, idleDeathStderr_.size() - Child::kStderrLimit);
+  if (idleDeaths_++ > 0) return;
+  const std::string how = info.signal ? "by " + signalName(info.signal) : "with status " + std::to_string(info.code);
+  const std::string tail = lastLine(idleDeathStderr_);
+  std::fprintf(stderr, "nnfuzz: warning: the %s/%s worker%s died %s between cases; no case is blamed, later ones are only counted%s\n",
+               spec_.backend.c_str(), spec_.mode.c_str(), hello_.forkServer ? "'s serving child" : "", how.c_str(),
+               tail.empty() ? "" : (": " + clip(tail, 200)).c_str());
 }
 
 // A worker (or a fork server's child) that ended mid-case: a crash, out of memory, or an exit.
@@ -355,7 +425,7 @@ void Worker::classifyDeath(RunOutcome& outcome, const std::string& phase, const 
 }
 
 void Worker::recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem) {
-  child_->killAndWait();
+  killWorker();
   outcome.status = RunStatus::WorkerError;
   outcome.phase = phase;
   outcome.message = "protocol: " + problem;

@@ -5,10 +5,11 @@
 // request and reads a prepare reply and a run reply, each under its own deadline. Whatever
 // the worker does - crash, abort, hang, exhaust memory, print garbage, exit - runCase returns
 // a RunOutcome and never throws; a dead or killed worker is replaced by a fresh one at the
-// next case. The worker runs in its own process group under RLIMIT_AS, with one OpenMP
+// next case (a fork server's dead or killed child, by the keeper's next fork). The worker runs in its own process group under RLIMIT_AS, with one OpenMP
 // thread and glibc's heap checking on. One Worker is used by one thread at a time; the
 // worker process dies with the thread that started it (PR_SET_PDEATHSIG), which is harmless
-// because a worker found dead between cases is restarted without recording anything.
+// because a worker found dead between cases is restarted, its death counted (idleDeaths) but
+// blamed on no case.
 #pragma once
 
 #include <chrono>
@@ -31,6 +32,9 @@ struct WorkerLimits {
   std::chrono::milliseconds start{60000};    ///< until the hello line (imports, JIT set-up)
   std::chrono::milliseconds prepare{60000};  ///< convert + compile one model
   std::chrono::milliseconds run{30000};      ///< one inference
+  /// A fork server's hung child, once killed: until the keeper reports its death (else the
+  /// whole worker is killed and restarted).
+  std::chrono::milliseconds childDeath{5000};
   uint64_t memoryBytes = uint64_t{4} << 30;  ///< RLIMIT_AS (address space, not RSS); 0 = none
 };
 
@@ -81,6 +85,12 @@ class Worker {
   int starts() const { return starts_; }
   /// How many serving children a fork server replaced after they died (no restart needed).
   int forks() const { return forks_; }
+  /// How many times the worker, or a fork server's child, died between cases. Such a death is
+  /// no case's: the worker is replaced, the death counted, its stderr kept, and the first one
+  /// is announced on nnfuzz's stderr.
+  int idleDeaths() const { return idleDeaths_; }
+  /// The stderr tail of the last death between cases.
+  const std::string& idleDeathStderr() const { return idleDeathStderr_; }
   /// Wall-clock seconds the last start took, spawn to hello.
   double lastStartSeconds() const { return lastStartSeconds_; }
   const WorkerSpec& spec() const { return spec_; }
@@ -89,7 +99,12 @@ class Worker {
   RunOutcome runCaseOrThrow(const std::filesystem::path& caseDir, const std::vector<std::string>& disable);
   std::optional<Reply> awaitReply(RunOutcome& outcome, uint64_t id, const std::string& phase,
                                   std::chrono::milliseconds limit);
+  void recordTimeout(RunOutcome& outcome, const std::string& phase, std::chrono::milliseconds limit,
+                     Clock::time_point begin);
+  bool killServingChild();
+  void killWorker();
   void recordDeath(RunOutcome& outcome, const std::string& phase);
+  void noteIdleDeath(const ExitInfo& info, std::string stderrTail);
   void classifyDeath(RunOutcome& outcome, const std::string& phase, const ExitInfo& info, bool killedByUs);
   void recordProtocolError(RunOutcome& outcome, const std::string& phase, const std::string& problem);
   void readOutputs(RunOutcome& outcome, const Reply& reply);
@@ -98,12 +113,18 @@ class Worker {
 
   WorkerSpec spec_;
   std::optional<Child> child_;
+  /// A fork server's serving child, from its "forked" line; 0 when unknown or once its "died"
+  /// line is read (reaped by then: the pid is no longer ours to signal).
+  pid_t servingPid_ = 0;
   Hello hello_;
   std::filesystem::path scratch_;
   bool ownScratch_ = false;
   uint64_t nextId_ = 1;
   int starts_ = 0;
   int forks_ = 0;
+  int idleDeaths_ = 0;
+  std::string idleDeathStderr_;
+  std::string stderrBeforeCase_;  ///< what the worker wrote before this case, since the last one began
   double lastStartSeconds_ = 0;
 };
 

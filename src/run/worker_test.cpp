@@ -172,21 +172,83 @@ TEST_F(WorkerTest, DeathsRestartAFreshWorker) {
   EXPECT_EQ(w.starts(), 3);
 }
 
-// A fork server's child that dies costs a fork: the keeper (the process nnfuzz started) lives
-// on and reports it. A timeout still kills the whole group, keeper included.
+// A fork server's child that dies, or hangs and is killed, costs a fork: the keeper (the process
+// nnfuzz started) lives on and reports it.
 TEST_F(WorkerTest, AForkServerReplacesItsDeadChildWithoutARestart) {
   Worker w(spec("scripted", true));
   expectOk(w.runCase(caseWith("ok")));
-  for (const char* fatal : {"segv-run", "abort-run", "segv-prepare", "exit-run"}) {
+  for (const char* fatal : {"segv-run", "abort-run", "segv-prepare", "exit-run", "hang-prepare", "hang-run"}) {
     EXPECT_NE(w.runCase(caseWith(fatal)).status, RunStatus::Ok);
     EXPECT_TRUE(w.running());
     expectOk(w.runCase(caseWith("ok")));
   }
   EXPECT_EQ(w.starts(), 1);
-  EXPECT_EQ(w.forks(), 4);
-  EXPECT_EQ(w.runCase(caseWith("hang-run")).status, RunStatus::Timeout);
+  EXPECT_EQ(w.forks(), 6);
+}
+
+// The pid a fake worker's "grandchild N" line on stderr names, or 0.
+pid_t grandchildIn(const std::string& stderrTail) {
+  const size_t at = stderrTail.find("grandchild ");
+  return at == std::string::npos ? 0 : std::atoi(stderrTail.c_str() + at + 11);
+}
+
+// True once `pid` is gone, or a zombie waiting for init to reap it: killed either way.
+bool dies(pid_t pid) {
+  for (int i = 0; i < 200 && ::kill(pid, 0) == 0; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string number, comm, state;
+    if (stat >> number >> comm >> state && state == "Z") return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return ::kill(pid, 0) != 0;
+}
+
+// A hang under a fork server kills the child and what it started, nothing else: the outcome is the
+// timeout a plain worker's is, and the next case needs no restart.
+TEST_F(WorkerTest, ATimeoutKillsAForkServersChildAlone) {
+  Worker w(spec("scripted", true));
   expectOk(w.runCase(caseWith("ok")));
-  EXPECT_EQ(w.starts(), 2);
+  RunOutcome o = w.runCase(caseWith("hang-run"));
+  EXPECT_EQ(o.status, RunStatus::Timeout);
+  EXPECT_EQ(o.phase, "run");
+  EXPECT_EQ(o.message, "run took longer than 0.7 s");
+  const pid_t grandchild = grandchildIn(o.stderrTail);
+  ASSERT_GT(grandchild, 0) << o.stderrTail;
+  EXPECT_TRUE(dies(grandchild));
+  expectOk(w.runCase(caseWith("ok")));
+  EXPECT_EQ(w.starts(), 1);
+  EXPECT_EQ(w.forks(), 1);
+}
+
+// A keeper that names no child (an older one), or does not report the death of the child nnfuzz
+// killed, costs the whole worker, as before.
+TEST_F(WorkerTest, ATimeoutKillsTheWholeForkServerWhenItMustAndTheNextCaseWorks) {
+  for (const char* hang : {"hang-run", "hang-run-stop-keeper"}) {
+    WorkerSpec s = spec("scripted", true);
+    if (std::string(hang) == "hang-run") s.env.emplace_back("NNFUZZ_FAKE_FORKED", "0");
+    s.limits.childDeath = milliseconds(300);
+    Worker w(s);
+    expectOk(w.runCase(caseWith("ok")));
+    RunOutcome o = w.runCase(caseWith(hang));
+    EXPECT_EQ(o.status, RunStatus::Timeout) << hang;
+    EXPECT_EQ(o.message, "run took longer than 0.7 s");
+    if (const pid_t grandchild = grandchildIn(o.stderrTail)) {
+      EXPECT_TRUE(dies(grandchild));
+    }
+    expectOk(w.runCase(caseWith("ok")));
+    EXPECT_EQ(w.starts(), 2) << hang;
+  }
+}
+
+// Killing a fork server outright (here for a protocol error) kills what its child started too,
+// though the child's own process group is not the worker's.
+TEST_F(WorkerTest, NothingAForkServersChildStartedOutlivesTheWorker) {
+  Worker w(spec("scripted", true));
+  RunOutcome o = w.runCase(caseWith("garbage-with-grandchild"));
+  EXPECT_EQ(o.status, RunStatus::WorkerError);
+  const pid_t grandchild = grandchildIn(o.stderrTail);
+  ASSERT_GT(grandchild, 0) << o.stderrTail;
+  EXPECT_TRUE(dies(grandchild));
 }
 
 TEST(ProtocolLines, ForkServerDeathLines) {
@@ -205,12 +267,32 @@ TEST(ProtocolLines, ForkServerDeathLines) {
   EXPECT_TRUE(r.death.exited);
   EXPECT_EQ(r.death.code, 1);
   EXPECT_FALSE(death(R"({"died": {"exit": 0}, "id": 3})", 4).death.duringRequest);
+  r = death(R"({"forked": 4321})", 4);
+  EXPECT_EQ(r.status, "forked");
+  EXPECT_EQ(r.forkedPid, 4321);
   for (const char* bad : {R"({"died": {}, "id": 4})", R"({"died": {"signal": 11, "exit": 1}, "id": 4})",
                           R"({"died": {"signal": 0}, "id": 4})", R"({"died": {"exit": 300}, "id": 4})",
-                          R"({"died": 11, "id": 4})", R"({"died": {"signal": "SEGV"}, "id": 4})"})
+                          R"({"died": 11, "id": 4})", R"({"died": {"signal": "SEGV"}, "id": 4})",
+                          R"({"forked": 1})", R"({"forked": -7})", R"({"forked": "4321"})",
+                          R"({"forked": 99999999999})"})
     EXPECT_TRUE(std::holds_alternative<std::string>(parseReply(bad, 4, "run", 0))) << bad;
   EXPECT_TRUE(std::get<Hello>(parseHello(R"({"hello": "x", "fork_server": true})")).forkServer);
   EXPECT_FALSE(std::get<Hello>(parseHello(R"({"hello": "x", "fork_server": 1})")).forkServer);
+}
+
+// A worker that dies after its last reply died during no case: the next one is not blamed, and
+// the death is counted and its stderr kept rather than lost.
+TEST_F(WorkerTest, ADeathBetweenCasesBlamesNoCaseButIsCounted) {
+  for (const bool forkServer : {false, true}) {
+    Worker w(spec("scripted", forkServer));
+    expectOk(w.runCase(caseWith("segv-after-reply")));
+    std::this_thread::sleep_for(milliseconds(200));  // a plain worker is then found dead before the next request
+    expectOk(w.runCase(caseWith("ok")));
+    expectOk(w.runCase(caseWith("ok")));
+    EXPECT_EQ(w.idleDeaths(), 1);
+    EXPECT_NE(w.idleDeathStderr().find("dying after my reply"), std::string::npos) << w.idleDeathStderr();
+    EXPECT_EQ(w.starts(), forkServer ? 1 : 2);
+  }
 }
 
 TEST_F(WorkerTest, StderrTailIsTheLast64KiB) {
@@ -232,22 +314,9 @@ TEST_F(WorkerTest, TimeoutKillsTheWholeProcessGroup) {
   Worker w(spec());
   RunOutcome o = w.runCase(caseWith("hang-run"));
   ASSERT_EQ(o.status, RunStatus::Timeout);
-  size_t at = o.stderrTail.find("grandchild ");
-  ASSERT_NE(at, std::string::npos) << o.stderrTail;
-  pid_t grandchild = std::atoi(o.stderrTail.c_str() + at + 11);
-  ASSERT_GT(grandchild, 0);
-  // Killed: gone, or a zombie waiting for init to reap it.
-  for (int i = 0; i < 200 && ::kill(grandchild, 0) == 0; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-    std::string pid, comm, state;
-    if (stat >> pid >> comm >> state && state == "Z") break;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-  std::string pid, comm, state;
-  if (stat >> pid >> comm >> state) {
-    EXPECT_EQ(state, "Z");
-  }
+  const pid_t grandchild = grandchildIn(o.stderrTail);
+  ASSERT_GT(grandchild, 0) << o.stderrTail;
+  EXPECT_TRUE(dies(grandchild));
 }
 
 TEST_F(WorkerTest, WorkerThatExitsAfterHelloIsAWorkerErrorEveryTime) {

@@ -28,12 +28,19 @@ class Driver:
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=stderr, bufsize=0, env=env)
         self.buffer = b""
+        self.forked = None  # a fork server's serving child (its last "forked" line)
         started = time.perf_counter()
         self.hello = self.read()
         self.start_seconds = time.perf_counter() - started
         self.next_id = 1
 
     def read(self):
+        """The next protocol line; a fork server's "forked" lines are noted and skipped, as nnfuzz does."""
+        while "forked" in (line := self._read_line()):
+            self.forked = line["forked"]
+        return line
+
+    def _read_line(self):
         deadline = time.monotonic() + self.timeout
         while b"\n" not in self.buffer:
             ready, _, _ = select.select([self.proc.stdout], [], [], max(0, deadline - time.monotonic()))
@@ -45,14 +52,19 @@ class Driver:
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def request(self, case, out, **fields):
-        """fields: more request fields, e.g. packed=True (protocol 2)."""
+    def send(self, case, out, **fields):
+        """Sends a request without reading the replies; returns its id."""
         req_id = self.next_id
         self.next_id += 1
         os.makedirs(out, exist_ok=True)
         req = {"id": req_id, "case": str(case), "out": str(out), **fields}
         self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
+        return req_id
+
+    def request(self, case, out, **fields):
+        """fields: more request fields, e.g. packed=True (protocol 2)."""
+        req_id = self.send(case, out, **fields)
         replies = [self.read()]
         if replies[0]["status"] == "ok":
             replies.append(self.read())

@@ -1,11 +1,12 @@
 """The Python workers: each real SUT on a small mixed model in each mode, and the shared
 helper's promises (stdout hygiene, error classification, dtype checks, exit statuses)."""
-import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import onnx
@@ -180,17 +181,78 @@ def test_fork_server_reports_a_dead_child_and_serves_on(driver, tmp_path):
     assert [r["status"] for r in d.request(ok, tmp_path / "out")] == ["ok", "ok"]
     for name, died in (("segv", {"signal": 11}), ("exit", {"exit": 5})):
         shutil.copytree(ok, tmp_path / name)
-        req_id = d.next_id
-        d.next_id += 1
-        request = {"id": req_id, "case": str(tmp_path / name), "out": str(tmp_path / "out")}
-        d.proc.stdin.write((json.dumps(request) + "\n").encode())
-        d.proc.stdin.flush()
+        req_id = d.send(tmp_path / name, tmp_path / "out")
         assert d.read() == {"died": died, "id": req_id}
         assert d.proc.poll() is None  # the keeper lives on
         assert [r["status"] for r in d.request(ok, tmp_path / "out")] == ["ok", "ok"]
     d.proc.stdin.close()
     assert d.proc.wait(timeout=30) == 0
     assert b"Fatal Python error: Segmentation fault" in d.proc.stderr.read()
+
+
+def test_a_crash_while_freeing_what_a_request_made_is_blamed_on_that_request(driver, tmp_path):
+    ok = identity_case(tmp_path)
+    forked = driver([sys.executable, TOY, "--mode", "crashy"], env={**os.environ, "NNFUZZ_FORK_SERVER": "1"})
+    for name in ("late-segv", "late-segv-raise"):  # the outputs die; the exception (and its frames) die
+        shutil.copytree(ok, tmp_path / name)
+        req_id = forked.send(tmp_path / name, tmp_path / "out")
+        prepare = forked.read()
+        assert (prepare["id"], prepare["phase"], prepare["status"]) == (req_id, "prepare", "ok")
+        assert forked.read() == {"died": {"signal": 11}, "id": req_id}  # no run reply before it
+        assert [r["status"] for r in forked.request(ok, tmp_path / "out")] == ["ok", "ok"]
+    # A plain worker dies before its run reply too, so nnfuzz sees it die during run.
+    plain = driver([sys.executable, TOY, "--mode", "crashy"])
+    plain.send(tmp_path / "late-segv", tmp_path / "out")
+    assert plain.read()["status"] == "ok"
+    assert plain.proc.wait(timeout=30) == -signal.SIGSEGV
+    assert plain.buffer + plain.proc.stdout.read() == b""
+
+
+def _grandchild(stderr_path, offset):
+    """The pid of the process a hung toy started (it says so on stderr, after `offset`)."""
+    for _ in range(3000):
+        found = re.search(rb"grandchild (\d+)", stderr_path.read_bytes()[offset:])
+        if found:
+            return int(found[1])
+        time.sleep(0.01)
+    raise AssertionError("the toy did not start its grandchild")
+
+
+def _gone(pid):
+    """True once `pid` is dead (gone, or a zombie nobody has reaped yet)."""
+    for _ in range(500):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_hung_fork_server_child_dies_alone(driver, tmp_path):
+    """What nnfuzz does on a timeout: kill the child's group (the pid of its "forked" line); the
+    keeper reports the death and serves on. Killed alone, the child's leftovers die too: the keeper
+    kills its group before reaping it."""
+    ok = identity_case(tmp_path)
+    shutil.copytree(ok, tmp_path / "hang")
+    stderr_path = tmp_path / "stderr"
+    with open(stderr_path, "wb") as stderr:
+        d = driver([sys.executable, TOY, "--mode", "crashy"], env={**os.environ, "NNFUZZ_FORK_SERVER": "1"},
+                   stderr=stderr)
+    assert [r["status"] for r in d.request(ok, tmp_path / "out")] == ["ok", "ok"]
+    for kill in (os.killpg, os.kill):
+        offset = stderr_path.stat().st_size
+        req_id = d.send(tmp_path / "hang", tmp_path / "out")
+        grandchild = _grandchild(stderr_path, offset)
+        child = d.forked
+        assert os.getpgid(child) == child != os.getpgid(d.proc.pid)
+        kill(child, signal.SIGKILL)
+        assert d.read() == {"died": {"signal": 9}, "id": req_id}
+        assert _gone(grandchild)
+        assert [r["status"] for r in d.request(ok, tmp_path / "out")] == ["ok", "ok"]
+        assert d.forked != child and d.proc.poll() is None
 
 
 def test_no_fork_server_unless_asked_or_when_loading_started_threads(driver):

@@ -6,6 +6,7 @@
 // are real null dereferences, aborts and heap corruptions, not simulated ones.
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +36,8 @@ const std::vector<std::string> kModes = {
     "hang-prepare", "hang-run",     "oom-run",      "oom-caught",   "garbage",     "exit-after-hello",
     "exit-run",    "heap-overflow", "stderr-flood", "kill-self",    "f16-output",  "slow-start",
     "no-hello",    "worker-error", "error-convert", "segv-convert", "hang-optimize", "stage-then-segv-prepare",
-    "bad-stage",   "partial-reply", "stdout-flood", "orphan-exit", "scripted"};
+    "bad-stage",   "partial-reply", "stdout-flood", "orphan-exit", "segv-after-reply", "garbage-with-grandchild",
+    "hang-run-stop-keeper", "scripted"};
 
 void send(const json& j) {
   std::cout << j.dump() << "\n" << std::flush;
@@ -109,16 +111,33 @@ int64_t* servingId = nullptr;
 int serve(const std::string& fixedMode);
 
 // NNFUZZ_FORK_SERVER=1 (docs/worker-protocol.md, "Fork server"): this process keeps forking a
-// child that serves requests, and reports each child's death on a "died" line.
+// child that serves requests, and reports each child's death on a "died" line. Each child gets a
+// process group of its own and says so on a "forked" line, unless NNFUZZ_FAKE_FORKED=0 asks for
+// a keeper of the first version, which did neither.
 int keepForking(const std::string& fixedMode) {
   void* page = mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) return serve(fixedMode);
   servingId = static_cast<int64_t*>(page);
+  const char* forked = std::getenv("NNFUZZ_FAKE_FORKED");
+  const bool ownGroups = !forked || std::string(forked) != "0";
+  const pid_t keeper = getpid();
   for (;;) {
     *servingId = 0;
     const pid_t child = fork();
     if (child < 0) return serve(fixedMode);
-    if (child == 0) std::_Exit(serve(fixedMode));
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != keeper) std::_Exit(1);
+      if (ownGroups) {
+        setpgid(0, 0);
+        send({{"forked", getpid()}});
+      }
+      std::_Exit(serve(fixedMode));
+    }
+    siginfo_t info;
+    while (waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    if (ownGroups) kill(-child, SIGKILL);  // what it left behind; unreaped, its pid is still its own
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
@@ -215,6 +234,17 @@ int serve(const std::string& fixedMode) {
       std::fprintf(stderr, "grandchild %d\n", static_cast<int>(grandchild));
       hang();
     }
+    if (mode == "hang-run-stop-keeper") {  // a keeper that cannot report the death nnfuzz causes
+      if (servingId) kill(getppid(), SIGSTOP);  // plain, the parent is nnfuzz: left alone
+      hang();
+    }
+    if (mode == "garbage-with-grandchild") {  // the grandchild must not outlive the worker nnfuzz kills
+      pid_t grandchild = fork();
+      if (grandchild == 0) hang();
+      std::fprintf(stderr, "grandchild %d\n", static_cast<int>(grandchild));
+      std::cout << "not JSON\n" << std::flush;
+      continue;
+    }
     if (mode == "partial-reply") {  // dies in the middle of its JSON line
       std::cout << R"({"id": )" << id << R"(, "phase": "run", "status": "ok", "outp)" << std::flush;
       std::_Exit(3);
@@ -254,6 +284,7 @@ int serve(const std::string& fixedMode) {
     std::vector<std::string> outputs = mode == "f16-output" ? std::vector<std::string>{halfTensor(out)}
                                                             : copyExpected(caseDir, out);
     send({{"id", id}, {"phase", "run"}, {"status", "ok"}, {"outputs", outputs}, {"seconds", 0.001}});
+    if (mode == "segv-after-reply") std::fputs("dying after my reply\n", stderr), segfault();
   }
   return 0;
 }
