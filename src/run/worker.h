@@ -5,11 +5,11 @@
 // request and reads a prepare reply and a run reply, each under its own deadline. Whatever
 // the worker does - crash, abort, hang, exhaust memory, print garbage, exit - runCase returns
 // a RunOutcome and never throws; a dead or killed worker is replaced by a fresh one at the
-// next case (a fork server's dead or killed child, by the keeper's next fork). The worker runs in its own process group under RLIMIT_AS, with one OpenMP
-// thread and glibc's heap checking on. One Worker is used by one thread at a time; the
-// worker process dies with the thread that started it (PR_SET_PDEATHSIG), which is harmless
-// because a worker found dead between cases is restarted, its death counted (idleDeaths) but
-// blamed on no case.
+// next case (a fork server's dead or killed child, by the keeper's next fork). The worker
+// runs in its own process group under RLIMIT_AS, with one OpenMP thread and glibc's heap
+// checking on. One Worker is used by one thread at a time; the worker process dies with the
+// thread that started it (PR_SET_PDEATHSIG), which is harmless because a worker found dead
+// between cases is restarted, its death counted (idleDeaths) but blamed on no case.
 #pragma once
 
 #include <chrono>
