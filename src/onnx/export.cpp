@@ -36,23 +36,27 @@ constexpr int kValueName = 1, kValueType = 2;
 constexpr int kTypeTensor = 1, kTensorElemType = 1, kTensorShape = 2, kShapeDim = 1, kDimValue = 1;
 }  // namespace field
 
-// A ValueInfoProto with its full static type (the shape is present even for a scalar). The
-// nested lengths are worked out first, so nothing is moved to insert them.
+// A ValueInfoProto with its full static type (the shape is present even for a scalar). Its
+// size is worked out first, and the bytes written in one go: one of these per value.
 void writeValueInfo(Wire& w, int fieldNumber, std::string_view name, const TensorType& type) {
-  const int elemType = onnxElemType(type.dtype);
+  const auto elemType = static_cast<uint64_t>(onnxElemType(type.dtype));
   size_t shape = 0;
-  for (int64_t d : type.shape) shape += Wire::fieldSize(field::kShapeDim, 1 + Wire::varintSize(static_cast<uint64_t>(d)));
-  const size_t tensor = 1 + Wire::varintSize(static_cast<uint64_t>(elemType)) + Wire::fieldSize(field::kTensorShape, shape);
+  for (int64_t d : type.shape) shape += 2 + 1 + Wire::varintSize(static_cast<uint64_t>(d));  // tag, length, dim_value
+  const size_t tensor = 1 + Wire::varintSize(elemType) + Wire::fieldSize(field::kTensorShape, shape);
   const size_t typeProto = Wire::fieldSize(field::kTypeTensor, tensor);
-  w.lengthOf(fieldNumber, Wire::fieldSize(field::kValueName, name.size()) + Wire::fieldSize(field::kValueType, typeProto));
-  w.stringField(field::kValueName, name);
-  w.lengthOf(field::kValueType, typeProto);
-  w.lengthOf(field::kTypeTensor, tensor);
-  w.intField(field::kTensorElemType, elemType);
-  w.lengthOf(field::kTensorShape, shape);
+  const size_t info = Wire::fieldSize(field::kValueName, name.size()) + Wire::fieldSize(field::kValueType, typeProto);
+  char* p = w.extend(Wire::fieldSize(fieldNumber, info));
+  p = Wire::putVarint(Wire::putTag(p, fieldNumber, true), info);
+  p = Wire::putVarint(Wire::putTag(p, field::kValueName, true), name.size());
+  p = std::copy(name.begin(), name.end(), p);
+  p = Wire::putVarint(Wire::putTag(p, field::kValueType, true), typeProto);
+  p = Wire::putVarint(Wire::putTag(p, field::kTypeTensor, true), tensor);
+  p = Wire::putVarint(Wire::putTag(p, field::kTensorElemType, false), elemType);
+  p = Wire::putVarint(Wire::putTag(p, field::kTensorShape, true), shape);
   for (int64_t d : type.shape) {
-    w.lengthOf(field::kShapeDim, 1 + Wire::varintSize(static_cast<uint64_t>(d)));
-    w.intField(field::kDimValue, d);
+    const auto dim = static_cast<uint64_t>(d);
+    p = Wire::putVarint(Wire::putTag(p, field::kShapeDim, true), 1 + Wire::varintSize(dim));
+    p = Wire::putVarint(Wire::putTag(p, field::kDimValue, false), dim);
   }
 }
 

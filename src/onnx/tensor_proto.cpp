@@ -110,7 +110,22 @@ void writeTensorFields(Wire& w, const Tensor& tensor, std::string_view name) {
   const DType d = tensor.type.dtype;
   const size_t width = byteWidth(d);
   w.lengthOf(9, tensor.data.size() * width);
-  for (double x : tensor.data) putLE(w.bytes, encode(d, x), width);
+  char* p = w.extend(tensor.data.size() * width);
+  // Stores of a width the compiler knows, in little-endian order.
+  const auto store = [&]<typename U>(U) {
+    for (double x : tensor.data) {
+      const auto bits = static_cast<U>(encode(d, x));
+      if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(p, &bits, sizeof bits);
+      } else {
+        for (size_t i = 0; i < sizeof bits; ++i) p[i] = static_cast<char>((bits >> (8 * i)) & 0xFF);
+      }
+      p += sizeof bits;
+    }
+  };
+  if (width == 8) store(uint64_t{});
+  else if (width == 4) store(uint32_t{});
+  else store(uint8_t{});
 }
 
 Tensor fromTensorProto(const onnx::TensorProto& proto) {

@@ -18,7 +18,22 @@ class Wire {
 
   void varint(uint64_t v) {
     char buffer[10];
-    bytes.append(buffer, encode(v, buffer));
+    bytes.append(buffer, static_cast<size_t>(putVarint(buffer, v) - buffer));
+  }
+  /// Room for `n` more bytes, to be written through the pointer (putVarint, memcpy).
+  char* extend(size_t n) {
+    bytes.resize(bytes.size() + n);
+    return bytes.data() + bytes.size() - n;
+  }
+  /// Writes v's varint at `out`; returns the end.
+  static char* putVarint(char* out, uint64_t v) {
+    for (; v >= 0x80; v >>= 7) *out++ = static_cast<char>(v | 0x80);
+    *out++ = static_cast<char>(v);
+    return out;
+  }
+  /// A field's tag (wire type 0 or 2) at `out`; returns the end.
+  static char* putTag(char* out, int field, bool lengthDelimited) {
+    return putVarint(out, static_cast<uint64_t>(field) << 3 | (lengthDelimited ? kLengthDelimited : kVarint));
   }
   /// The bytes varint(v) writes.
   static size_t varintSize(uint64_t v) { return v < 0x80 ? 1 : (static_cast<size_t>(std::bit_width(v)) + 6) / 7; }
@@ -53,16 +68,11 @@ class Wire {
   }
   void close(size_t start) {
     char prefix[10];
-    bytes.insert(start, prefix, encode(bytes.size() - start, prefix));  // one move of the message's bytes
+    // one move of the message's bytes
+    bytes.insert(start, prefix, static_cast<size_t>(putVarint(prefix, bytes.size() - start) - prefix));
   }
 
  private:
-  static size_t encode(uint64_t v, char* out) {
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7) out[n++] = static_cast<char>(v | 0x80);
-    out[n++] = static_cast<char>(v);
-    return n;
-  }
   static constexpr int kVarint = 0, kFixed32 = 5, kLengthDelimited = 2;
   void tag(int field, int wireType) { varint(static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wireType)); }
 };
