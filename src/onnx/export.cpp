@@ -94,6 +94,10 @@ void writeAttribute(Wire& w, std::string_view name, const AttrValue& value) {
 struct GraphWire {
   Wire nodes, initializers, inputs, outputs, valueInfos;
 
+  size_t size() const {
+    return nodes.bytes.size() + initializers.bytes.size() + inputs.bytes.size() + outputs.bytes.size() +
+           valueInfos.bytes.size();
+  }
   void appendTo(Wire& w, std::string_view name) const {
     w.bytes += nodes.bytes;
     w.stringField(field::kGraphName, name);
@@ -156,6 +160,13 @@ namespace {
 void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
                  const std::vector<std::string>* outerNames, int opset, ExportedNames* exported) {
   const bool body = outerNames != nullptr;
+  // Room for what a node, a value's type and a weight's bytes usually take: buffers grown
+  // from empty cost a dozen reallocations a model.
+  g.nodes.bytes.reserve(96 * graph.order().size());
+  g.valueInfos.bytes.reserve(48 * graph.valueCapacity());
+  size_t weightBytes = 0;
+  for (ValueId w : graph.weights()) weightBytes += 32 + 8 * graph.value(w).data->data.size();
+  g.initializers.bytes.reserve(weightBytes);
   // By value id (empty: not named yet); vectors, not hash maps: ids are dense.
   std::vector<std::string> names(graph.valueCapacity());
   const auto nameOf = [&](ValueId v) -> const std::string& {
@@ -177,7 +188,7 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
   for (ValueId v : graph.outputs()) read[v] = true;
   for (NodeId id : order) {
     const Node& n = graph.node(id);
-    NodeForm form = nodeFormAt(graph, n, opset);
+    NodeForm form = nodeFormAt(graph, n, opset, false);
     if (!form.ok()) throw Error("cannot export node " + std::to_string(id) + ": " + form.error);
     for (const FormOperand& in : form.inputs)
       if (in.operand >= 0) read[n.inputs[static_cast<size_t>(in.operand)]] = true;
@@ -240,7 +251,7 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
     std::vector<std::string> captureNames;
     for (ValueId c : n.captures) captureNames.push_back(nameOf(c));
     const size_t node = beginNode(g.nodes, inputNames, outputNames, nodeName, form.op);
-    for (const auto& [key, value] : form.attrs) {
+    for (const auto& [key, value] : form.nodesAttributes ? n.attrs : form.attrs) {
       if (const auto* sub = std::get_if<GraphAttr>(&value)) {
         const size_t attr = g.nodes.open(field::kNodeAttribute);
         g.nodes.stringField(field::kAttrName, key);
@@ -287,7 +298,7 @@ int irVersionFor(int opset) {
   return 10;
 }
 
-NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
+NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset, bool copyAttributes) {
   OperandTypes types;
   OperandConstants constants;
   for (ValueId v : n.inputs) {
@@ -295,7 +306,8 @@ NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset) {
     constants.push_back(v == kNoValue || !graph.value(v).data ? nullptr : &*graph.value(v).data);
   }
   // Another domain's operator has one version (kOtherDomainOpset): its canonical form.
-  return formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, n.domain.empty() ? opset : kCanonicalOpset);
+  return formAt(NodeView{n.op, types, constants, n.attrs, n.outputs.size()}, n.domain.empty() ? opset : kCanonicalOpset,
+                copyAttributes);
 }
 
 onnx::ModelProto exportModel(const Graph& graph, int opset) {
@@ -306,11 +318,12 @@ onnx::ModelProto exportModel(const Graph& graph, int opset) {
 
 std::string exportModelBytes(const Graph& graph, int opset, ExportedNames* names) {
   if (opset == 0) opset = graph.opset();
-  Wire w;
-  w.intField(field::kModelIrVersion, irVersionFor(opset));
-  w.stringField(field::kModelProducer, "nnfuzz");
   GraphWire g;
   exportGraph(graph, g, "", nullptr, opset, names);
+  Wire w;
+  w.bytes.reserve(g.size() + 64);
+  w.intField(field::kModelIrVersion, irVersionFor(opset));
+  w.stringField(field::kModelProducer, "nnfuzz");
   const size_t graphStart = w.open(field::kModelGraph);
   g.appendTo(w, "nnfuzz");
   w.close(graphStart);

@@ -52,7 +52,7 @@ std::string exportModelBytes(const Graph& graph, int opset = 0, ExportedNames* n
 /// The same model parsed into protobuf objects, for those who read it (the checker, bundles).
 onnx::ModelProto exportModel(const Graph& graph, int opset = 0);
 /// The ONNX form of node `n` of `graph` at `opset` (ops/version_forms.h).
-NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset);
+NodeForm nodeFormAt(const Graph& graph, const Node& n, int opset, bool copyAttributes = true);
 
 /// Deterministic protobuf bytes of a model.
 std::string serializeModel(const onnx::ModelProto& model);

@@ -90,7 +90,7 @@ struct InputPattern {
 struct OpDraft {
   int arity = 1;                       ///< number of operand slots (step 1)
   std::vector<TensorType> inputTypes;  ///< chosen so far; size() == index being sampled
-  std::vector<bool> omitted;           ///< per chosen operand: left empty
+  SmallVector<bool, 8> omitted;        ///< per chosen operand: left empty
   std::vector<std::optional<Tensor>> constants;  ///< per chosen operand: its fixed contents, if a constant
   Attributes attrs;
   const Limits* limits = nullptr;

@@ -476,10 +476,11 @@ bool canonicalAsItIs(std::string_view op, int opset) {
   return opset == 17 && !changed.find(op);
 }
 
-Work start(const NodeView& node, int opset) {
+Work start(const NodeView& node, int opset, bool copyAttributes = true) {
   Work w{node, opset, {}};
   w.form.op = std::string(node.op);
-  w.form.attrs = node.attrs;
+  if (copyAttributes) w.form.attrs = node.attrs;
+  w.form.nodesAttributes = !copyAttributes;
   w.form.inputs.reserve(node.types.size());
   for (size_t k = 0; k < node.types.size(); ++k)
     w.form.inputs.push_back(node.types[k] ? FormOperand{static_cast<int>(k), std::nullopt} : FormOperand{});
@@ -594,7 +595,12 @@ bool availableAt(std::string_view op, int opset) {
   return true;
 }
 
-NodeForm formAt(const NodeView& node, int opset) {
+NodeForm formAt(const NodeView& node, int opset, bool copyAttributes) {
+  if (!copyAttributes && canonicalAsItIs(node.op, opset)) {  // nothing below would touch them
+    Work w = start(node, opset, false);
+    trimInputs(w.form, &node, opset);
+    return std::move(w.form);
+  }
   Work w = start(node, opset);
   // The canonical form itself, whatever it holds (ONNX's checker judges unknown ops), but
   // without what later opsets added.

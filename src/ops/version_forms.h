@@ -45,6 +45,8 @@ struct NodeForm {
   std::string op;
   std::vector<FormOperand> inputs;  ///< trailing empty slots dropped
   Attributes attrs;
+  /// formAt(..., ownAttributes = false) left `attrs` empty: they are the node's own.
+  bool nodesAttributes = false;
   std::string error;  ///< non-empty: the opset cannot express the node (one line)
   bool ok() const { return error.empty(); }
 };
@@ -61,7 +63,9 @@ struct NodeView {
 
 /// The form of a canonical node at `opset` (bodies are written by the caller), checked
 /// against that opset's schema; at opset 17 the node as it is, unchecked.
-NodeForm formAt(const NodeView& node, int opset);
+/// With `copyAttributes` false, a node whose form at `opset` keeps its attributes as they are
+/// gets none copied (NodeForm::nodesAttributes): export writes the node's own.
+NodeForm formAt(const NodeView& node, int opset, bool copyAttributes = true);
 
 /// Why `opset` cannot express the node (formAt's error), or nullopt: formAt without the
 /// form, which is cheap at opset 17 for operators no later opset changed.
