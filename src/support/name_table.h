@@ -46,12 +46,22 @@ class NameTable {
     bool used = false;
   };
 
-  // The top bits of one multiplication, which depend on every bit of the name's ends.
+  // The top bits of one multiplication, which depend on every bit of the name's ends (its
+  // first and last eight bytes; of a shorter name, its first and last four).
   size_t slotOf(std::string_view s) const {
     uint64_t head = 0, tail = 0;
     const size_t n = s.size();
-    std::memcpy(&head, s.data(), n < 8 ? n : 8);
-    if (n > 8) std::memcpy(&tail, s.data() + n - 8, 8);
+    if (n >= 8) {  // fixed-size loads, which compile to moves rather than calls to memcpy
+      std::memcpy(&head, s.data(), 8);
+      std::memcpy(&tail, s.data() + n - 8, 8);
+    } else if (n >= 4) {
+      uint32_t low = 0, high = 0;
+      std::memcpy(&low, s.data(), 4);
+      std::memcpy(&high, s.data() + n - 4, 4);
+      head = low | uint64_t{high} << 32;
+    } else {
+      for (size_t i = 0; i < n; ++i) head |= uint64_t{static_cast<unsigned char>(s[i])} << (8 * i);
+    }
     return static_cast<size_t>(((head ^ std::rotl(tail, 29) ^ n) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
 
