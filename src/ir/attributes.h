@@ -12,8 +12,8 @@
 // build a new Graph and set it. Equality compares the bodies' text forms.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -115,8 +115,9 @@ class Attributes {
                             [](const Entry& e, std::string_view n) { return std::string_view(e.first) < n; });
   }
   std::vector<Entry>::const_iterator find(std::string_view name) const {
-    auto it = lowerBound(name);
-    return it != values_.end() && it->first == name ? it : values_.end();
+    // A node has a handful of attributes, read by kernels and inference many times a draw: a
+    // scan that compares lengths first beats a binary search of string comparisons.
+    return std::find_if(values_.begin(), values_.end(), [&](const Entry& e) { return std::string_view(e.first) == name; });
   }
   /// The value named `name`, inserted in name order (as an int 0) when absent.
   AttrValue& slot(std::string_view name) {
