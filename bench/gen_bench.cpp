@@ -20,7 +20,7 @@ void verifySerialise(benchmark::State& state, Make make) {
   for (auto _ : state) {
     GeneratedCase k = make(index++);
     if (verifyGraph(k.graph)) state.SkipWithError("invalid model");
-    const std::string model = exportModelBytes(k.graph);  // as writeCase builds it: on an arena
+    const std::string model = exportModelBytes(k.graph);  // as writeCase writes it: on the wire
     bytes += model.size();
     nodes += k.graph.numNodes();
     attempts += static_cast<size_t>(k.attempts);

@@ -22,7 +22,7 @@ std::string onnxTypeName(int elemType);
 DType dtypeOfOnnx(int elemType, const std::string& what);
 
 onnx::TensorProto toTensorProto(const Tensor& tensor, const std::string& name);
-/// The same, written into `proto` (a field of a message being built, maybe on an arena).
+/// The same, written into `proto` (a field of a message being built).
 void setTensorProto(onnx::TensorProto& proto, const Tensor& tensor, const std::string& name);
 /// setTensorProto's fields, written as a TensorProto's wire bytes (the caller opens the message).
 void writeTensorFields(Wire& w, const Tensor& tensor, std::string_view name);
