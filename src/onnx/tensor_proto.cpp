@@ -32,10 +32,6 @@ size_t byteWidth(DType d) {
   return 1;
 }
 
-// Little-endian bytes of an unsigned value, whatever the host order.
-void putLE(std::string& out, uint64_t bits, size_t width) {
-  for (size_t i = 0; i < width; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
-}
 uint64_t getLE(const char* p, size_t width) {
   uint64_t bits = 0;
   for (size_t i = 0; i < width; ++i) bits |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
@@ -68,6 +64,29 @@ double decode(DType d, uint64_t bits) {
   return 0;
 }
 
+size_t rawDataSize(const Tensor& tensor) { return tensor.data.size() * byteWidth(tensor.type.dtype); }
+
+// A tensor's raw_data at `out` (rawDataSize bytes): each element little-endian, whatever the
+// host order, in stores of a width the compiler knows.
+void putRawData(char* out, const Tensor& tensor) {
+  const DType d = tensor.type.dtype;
+  const auto store = [&]<typename U>(U) {
+    for (double x : tensor.data) {
+      const auto bits = static_cast<U>(encode(d, x));
+      if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(out, &bits, sizeof bits);
+      } else {
+        for (size_t i = 0; i < sizeof bits; ++i) out[i] = static_cast<char>((bits >> (8 * i)) & 0xFF);
+      }
+      out += sizeof bits;
+    }
+  };
+  const size_t width = byteWidth(d);
+  if (width == 8) store(uint64_t{});
+  else if (width == 4) store(uint32_t{});
+  else store(uint8_t{});
+}
+
 std::string describe(const onnx::TensorProto& proto) {
   return proto.name().empty() ? std::string("tensor") : "tensor '" + proto.name() + "'";
 }
@@ -94,11 +113,8 @@ void setTensorProto(onnx::TensorProto& proto, const Tensor& tensor, const std::s
   proto.set_name(name);
   proto.set_data_type(onnxElemType(tensor.type.dtype));
   for (int64_t d : tensor.type.shape) proto.add_dims(d);
-  const DType d = tensor.type.dtype;
-  const size_t width = byteWidth(d);
-  std::string raw;
-  raw.reserve(tensor.data.size() * width);
-  for (double x : tensor.data) putLE(raw, encode(d, x), width);
+  std::string raw(rawDataSize(tensor), '\0');
+  putRawData(raw.data(), tensor);
   proto.set_raw_data(std::move(raw));
 }
 
@@ -107,25 +123,9 @@ void writeTensorFields(Wire& w, const Tensor& tensor, std::string_view name) {
   for (int64_t d : tensor.type.shape) w.intField(1, d);
   w.intField(2, onnxElemType(tensor.type.dtype));
   w.stringField(8, name);
-  const DType d = tensor.type.dtype;
-  const size_t width = byteWidth(d);
-  w.lengthOf(9, tensor.data.size() * width);
-  char* p = w.extend(tensor.data.size() * width);
-  // Stores of a width the compiler knows, in little-endian order.
-  const auto store = [&]<typename U>(U) {
-    for (double x : tensor.data) {
-      const auto bits = static_cast<U>(encode(d, x));
-      if constexpr (std::endian::native == std::endian::little) {
-        std::memcpy(p, &bits, sizeof bits);
-      } else {
-        for (size_t i = 0; i < sizeof bits; ++i) p[i] = static_cast<char>((bits >> (8 * i)) & 0xFF);
-      }
-      p += sizeof bits;
-    }
-  };
-  if (width == 8) store(uint64_t{});
-  else if (width == 4) store(uint32_t{});
-  else store(uint8_t{});
+  const size_t size = rawDataSize(tensor);
+  w.lengthOf(9, size);
+  putRawData(w.extend(size), tensor);
 }
 
 Tensor fromTensorProto(const onnx::TensorProto& proto) {

@@ -2,7 +2,8 @@
 // messages use. Export writes models this way instead of building protobuf objects and
 // serialising them, which cost as much as generating the model's operators. Writers put
 // fields in field-number order, so the bytes equal protobuf's deterministic serialisation
-// (export_wire_test.cpp holds them to it).
+// (wire_test.cpp and GeneratedModels.ExportedBytesAreCanonicalAndImportBack hold them
+// to it).
 #pragma once
 
 #include <bit>

@@ -5,6 +5,7 @@
 // and last eight bytes in one multiplication, and the table is a power of two, probed linearly.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -17,7 +18,7 @@ namespace nnfuzz {
 template <typename T>
 class NameTable {
  public:
-  /// `keys` must outlive the table (names of static specs).
+  /// The entries' names must outlive the table (names of static specs).
   explicit NameTable(const std::vector<std::pair<std::string_view, T>>& entries) {
     const size_t size = std::bit_ceil(std::max<size_t>(16, entries.size() * 4));
     mask_ = size - 1;
