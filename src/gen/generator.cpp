@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <unordered_map>
 
 #include "ops/infer_node.h"
 #include "ops/opset_fit.h"
@@ -31,17 +33,68 @@ std::unique_ptr<Generator> makeNamed(const GenConfig& config) {
   return makeIsraGen(config);
 }
 
+// What the passes after generation need of an operator at one opset, worked out once per
+// generator: schema lookups and default parsing cost more than the passes themselves.
+struct OpAtOpset {
+  const SchemaVersion* here = nullptr;       // schemaAt(op, opset)
+  const SchemaVersion* canonical = nullptr;  // schemaAt(op, 17)
+  /// Drawn scalar attributes whose default setDefaultAttrs may write or leave out: the
+  /// default is the canonical one and a binary fraction (floats: 0, 1, -0.75, ...).
+  struct Default {
+    std::string_view name;
+    const SchemaAttr* schema;
+    AttrValue value;
+  };
+  std::vector<Default> defaults;
+
+  OpAtOpset(std::string_view op, const std::vector<AttrSpec>& drawnAttrs, int opset) {
+    here = schemaAt(op, opset);
+    canonical = opset == 17 ? here : schemaAt(op, 17);
+    if (!here || !canonical) return;
+    for (const AttrSpec& drawn : drawnAttrs) {
+      const SchemaAttr* a = here->attr(drawn.name);
+      const SchemaAttr* c = canonical->attr(drawn.name);
+      if (!a || !c || a->defaultText != c->defaultText || a->kind != c->kind) continue;
+      std::optional<AttrValue> value = schemaDefault(*a);
+      if (!value) continue;
+      // Float defaults only where binary fractions hold them: the schema keeps float32's
+      // nearest of 1e-5, a kernel's fallback the double, a few ulps apart.
+      if (const auto* f = std::get_if<double>(&*value); f && std::ldexp(*f, 10) != std::floor(std::ldexp(*f, 10))) continue;
+      defaults.push_back({drawn.name, a, std::move(*value)});
+    }
+  }
+};
+
+class OpsetTables {
+ public:
+  OpsetTables(const std::vector<const OpSpec*>& ops, int opset) : opset_(opset) {
+    for (const OpSpec* op : ops) byOp_.try_emplace(op, op->name, op->attrs, opset);
+  }
+  /// The entry of node `n`, whose spec is `spec` (findOp(n)); for an operator outside the
+  /// config (a block's or a pass's), one made on the spot in `spare`.
+  const OpAtOpset& of(const OpSpec& spec, const Node& n, std::optional<OpAtOpset>& spare) const {
+    if (n.op == spec.name)
+      if (auto it = byOp_.find(&spec); it != byOp_.end()) return it->second;
+    return spare.emplace(n.op, spec.attrs, opset_);
+  }
+
+ private:
+  int opset_;
+  std::unordered_map<const OpSpec*, OpAtOpset> byOp_;
+};
+
 // Optional inputs after a node's last given one, written as empty names with the config's
 // odds (frontends that count inputs rather than read their names take "" for an operand).
 // Only where the schema at the opset has such optional, non-variadic inputs (export keeps
 // them: version_forms.cpp); bodies are left as they are.
 // The config's avoid rules ("empty": [k]) keep them off where a target mishandles them.
-void addTrailingEmpties(Graph& graph, const GenConfig& config, Rng& rng) {
+void addTrailingEmpties(Graph& graph, const GenConfig& config, const OpsetTables& tables, Rng& rng) {
   if (!(config.emptyInputs > 0) || config.format != "onnx") return;
+  std::optional<OpAtOpset> spare;
   for (NodeId id : graph.nodes()) {
     Node& n = graph.node(id);
     const OpSpec* spec = findOp(n);
-    const SchemaVersion* schema = spec ? schemaAt(n.op, config.opset) : nullptr;
+    const SchemaVersion* schema = spec ? tables.of(*spec, n, spare).here : nullptr;
     if (!schema || n.attrs.hasGraphs()) continue;
     const size_t limit = std::min(static_cast<size_t>(spec->maxInputs), schema->inputs.size());
     size_t room = n.inputs.size();
@@ -65,34 +118,34 @@ void addTrailingEmpties(Graph& graph, const GenConfig& config, Rng& rng) {
 // present, differ here. Only scalar attributes the operator's spec draws (its reference
 // reads them) whose default at the opset is the canonical one, so the node means what it
 // did; a node an avoid rule (or our inference) would then refuse keeps its attributes.
-void setDefaultAttrs(Graph& graph, const GenConfig& config, Rng& rng) {
+void setDefaultAttrs(Graph& graph, const GenConfig& config, const OpsetTables& tables, Rng& rng) {
   const DefaultAttrMix& mix = config.defaultAttrs;
   if (!(mix.written > 0 || mix.omitted > 0) || config.format != "onnx") return;
   const double odds[] = {mix.written, mix.omitted, std::max(0.0, 1 - mix.written - mix.omitted)};
+  std::optional<OpAtOpset> spare;
   for (NodeId id : graph.nodes()) {
     Node& n = graph.node(id);
     const OpSpec* spec = n.domain.empty() ? findOp(n) : nullptr;
-    const SchemaVersion* here = spec ? schemaAt(n.op, config.opset) : nullptr;
-    const SchemaVersion* canonical = config.opset == 17 ? here : spec ? schemaAt(n.op, 17) : nullptr;
-    if (!here || !canonical || n.attrs.hasGraphs()) continue;
+    if (!spec) continue;
+    const OpAtOpset& entry = tables.of(*spec, n, spare);
+    if (!entry.here || !entry.canonical || n.attrs.hasGraphs()) continue;
     const size_t way = rng.weighted(odds);
     if (way == 2) continue;
-    Attributes attrs = n.attrs;
-    for (const AttrSpec& drawn : spec->attrs) {
-      const SchemaAttr* a = here->attr(drawn.name);
-      const SchemaAttr* c = canonical->attr(drawn.name);
-      if (!a || !c || a->defaultText != c->defaultText || a->kind != c->kind) continue;
-      const std::optional<AttrValue> value = schemaDefault(*a);
-      if (!value) continue;
-      // Float defaults only where binary fractions hold them (0, 1, -0.75): the schema
-      // keeps float32's nearest of 1e-5, a kernel's fallback the double, a few ulps apart.
-      if (const auto* f = std::get_if<double>(&*value); f && std::ldexp(*f, 10) != std::floor(std::ldexp(*f, 10))) continue;
-      if (way == 0 && !attrs.has(drawn.name)) attrs.set(drawn.name, *value);
+    std::optional<Attributes> changed;  // copied at the first change
+    for (const OpAtOpset::Default& d : entry.defaults) {
+      if (way == 0 && !n.attrs.has(d.name)) {
+        if (!changed) changed = n.attrs;
+        changed->set(d.name, d.value);
+      }
       if (way == 1)
         for (const auto& [name, held] : n.attrs)
-          if (name == drawn.name && isSchemaDefault(held, *a)) attrs.erase(name);
+          if (name == d.name && isSchemaDefault(held, *d.schema)) {
+            if (!changed) changed = n.attrs;
+            changed->erase(name);
+          }
     }
-    if (attrs == n.attrs) continue;
+    if (!changed || *changed == n.attrs) continue;
+    Attributes& attrs = *changed;
     std::vector<const TensorType*> types;
     std::vector<const Tensor*> constants;
     for (ValueId v : n.inputs) {
@@ -133,6 +186,7 @@ class OpsetGen : public Generator {
       opsets_.push_back(opset);
       weights_.push_back(weight);
       inner_.push_back(makeNamed(c));
+      tables_.push_back(std::make_unique<OpsetTables>(c.ops, opset));
     }
   }
 
@@ -150,8 +204,8 @@ class OpsetGen : public Generator {
     if (misfit) throw Error("no model fits opset " + std::to_string(opsets_[k]) + ": " + *misfit);
     c.graph.setOpset(opsets_[k]);
     // After the draws above, so the nodes and values drawn stay those of the seed.
-    addTrailingEmpties(c.graph, *configs_[k], rng);
-    setDefaultAttrs(c.graph, *configs_[k], rng);
+    addTrailingEmpties(c.graph, *configs_[k], *tables_[k], rng);
+    setDefaultAttrs(c.graph, *configs_[k], *tables_[k], rng);
     return c;
   }
 
@@ -161,6 +215,7 @@ class OpsetGen : public Generator {
   std::vector<int> opsets_;
   std::vector<double> weights_;
   std::vector<std::unique_ptr<Generator>> inner_;
+  std::vector<std::unique_ptr<OpsetTables>> tables_;
 };
 
 }  // namespace

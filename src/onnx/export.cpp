@@ -4,6 +4,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <charconv>
 #include <span>
 #include <unordered_set>
 
@@ -145,6 +146,22 @@ void addConstant(GraphWire& g, const std::string& name, const Tensor& value, boo
   if (!body && initializersAreInputs(opset)) writeValueInfo(g.inputs, field::kGraphInput, name, value.type);
 }
 
+// prefix + stem + separator + number, built in place: export names every value and node.
+std::string numbered(std::string_view prefix, std::string_view stem, size_t number, std::string_view separator = {}) {
+  char digits[20];
+  const auto length = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, number).ptr - digits);
+  std::string name;
+  name.reserve(prefix.size() + stem.size() + separator.size() + length);
+  name.append(prefix).append(stem).append(separator).append(digits, length);
+  return name;
+}
+
+// True when export writes `n` as it is: its operator's form at the opset is the node itself,
+// and no trailing empty operand asks the schema whether to keep it (trimInputs).
+bool writtenAsItIs(const Node& n, int opset) {
+  return canonicalAsItIs(n.op, n.domain.empty() ? opset : kCanonicalOpset) && (n.inputs.empty() || n.inputs.back() != kNoValue);
+}
+
 }  // namespace
 
 onnx::TypeProto toTypeProto(const TensorType& type) {
@@ -164,8 +181,9 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
   // from empty cost a dozen reallocations a model.
   g.nodes.bytes.reserve(96 * graph.order().size());
   g.valueInfos.bytes.reserve(48 * graph.valueCapacity());
+  const std::vector<ValueId> allWeights = graph.weights();
   size_t weightBytes = 0;
-  for (ValueId w : graph.weights()) weightBytes += 32 + 8 * graph.value(w).data->data.size();
+  for (ValueId w : allWeights) weightBytes += 32 + 8 * graph.value(w).data->data.size();
   g.initializers.bytes.reserve(weightBytes);
   // By value id (empty: not named yet); vectors, not hash maps: ids are dense.
   std::vector<std::string> names(graph.valueCapacity());
@@ -175,19 +193,29 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
   };
   const auto inputs = graph.inputs();
   for (size_t k = 0; k < inputs.size(); ++k) {
-    names[inputs[k]] = prefix + "input_" + std::to_string(k);
+    names[inputs[k]] = numbered(prefix, "input_", k);
     writeValueInfo(g.inputs, field::kGraphInput, names[inputs[k]], graph.value(inputs[k]).type);
     if (exported) exported->inputs.push_back(names[inputs[k]]);
   }
   // Each node's form at the opset first: a weight that only became an attribute (Slice's
   // starts before opset 10, say) is left out.
   const std::vector<NodeId>& order = graph.order();
-  std::vector<NodeForm> forms;  // by position in order
+  std::vector<NodeForm> forms;  // by position in order; an empty one for a node written as it is
   forms.reserve(order.size());
+  std::vector<bool> asItIs(order.size(), false);
   std::vector<bool> read(graph.valueCapacity(), false);
   for (ValueId v : graph.outputs()) read[v] = true;
-  for (NodeId id : order) {
+  for (size_t position = 0; position < order.size(); ++position) {
+    const NodeId id = order[position];
     const Node& n = graph.node(id);
+    if (writtenAsItIs(n, opset)) {
+      asItIs[position] = true;
+      for (ValueId v : n.inputs)
+        if (v != kNoValue) read[v] = true;
+      for (ValueId c : n.captures) read[c] = true;
+      forms.emplace_back();
+      continue;
+    }
     NodeForm form = nodeFormAt(graph, n, opset, false);
     if (!form.ok()) throw Error("cannot export node " + std::to_string(id) + ": " + form.error);
     for (const FormOperand& in : form.inputs)
@@ -196,10 +224,10 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
     forms.push_back(std::move(form));
   }
   std::vector<ValueId> weights;
-  for (ValueId w : graph.weights())
+  for (ValueId w : allWeights)
     if (read[w] || opset == kCanonicalOpset) weights.push_back(w);
   for (size_t k = 0; k < weights.size(); ++k) {
-    names[weights[k]] = prefix + "weight_" + std::to_string(k);
+    names[weights[k]] = numbered(prefix, "weight_", k);
     addConstant(g, names[weights[k]], *graph.value(weights[k]).data, body, opset);
   }
   size_t formConstants = 0;  // constants a version's form adds (an attribute turned input)
@@ -209,7 +237,7 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
   const auto& outputs = graph.outputs();
   for (size_t k = 0; k < outputs.size(); ++k)
     if (graph.value(outputs[k]).kind == ValueKind::Result && names[outputs[k]].empty())
-      names[outputs[k]] = prefix + "output_" + std::to_string(k);
+      names[outputs[k]] = numbered(prefix, "output_", k);
 
   std::vector<bool> graphOutput(graph.valueCapacity(), false);
   for (ValueId v : outputs) graphOutput[v] = true;
@@ -220,18 +248,20 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
     const NodeForm& form = forms[position];
     // Constants the form adds come first: in a body before ir_version 4 they are nodes.
     inputNames.clear();
+    if (asItIs[position])
+      for (ValueId v : n.inputs) inputNames.push_back(v == kNoValue ? std::string() : nameOf(v));
     for (const FormOperand& in : form.inputs) {
       if (in.empty()) {
         inputNames.emplace_back();
       } else if (in.constant) {
         // Named as import names initializers, so export -> import -> export is the identity.
-        inputNames.push_back(prefix + "weight_" + std::to_string(weights.size() + formConstants++));
+        inputNames.push_back(numbered(prefix, "weight_", weights.size() + formConstants++));
         addConstant(g, inputNames.back(), *in.constant, body, opset);
       } else {
         inputNames.push_back(nameOf(n.inputs[static_cast<size_t>(in.operand)]));
       }
     }
-    const std::string nodeName = prefix + n.op + "_" + std::to_string(nodeIndex++);
+    const std::string nodeName = numbered(prefix, n.op, nodeIndex++, "_");
     const OpSpec* spec = findOp(n);
     outputNames.clear();
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -242,7 +272,7 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
         continue;
       }
       if (names[v].empty()) {
-        names[v] = prefix + "t" + std::to_string(temp++);
+        names[v] = numbered(prefix, "t", temp++);
         writeValueInfo(g.valueInfos, field::kGraphValueInfo, names[v], graph.value(v).type);
       }
       outputNames.push_back(names[v]);
@@ -250,8 +280,8 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
     while (!outputNames.empty() && outputNames.back().empty()) outputNames.pop_back();
     std::vector<std::string> captureNames;
     for (ValueId c : n.captures) captureNames.push_back(nameOf(c));
-    const size_t node = beginNode(g.nodes, inputNames, outputNames, nodeName, form.op);
-    for (const auto& [key, value] : form.nodesAttributes ? n.attrs : form.attrs) {
+    const size_t node = beginNode(g.nodes, inputNames, outputNames, nodeName, asItIs[position] ? n.op : form.op);
+    for (const auto& [key, value] : asItIs[position] || form.nodesAttributes ? n.attrs : form.attrs) {
       if (const auto* sub = std::get_if<GraphAttr>(&value)) {
         const size_t attr = g.nodes.open(field::kNodeAttribute);
         g.nodes.stringField(field::kAttrName, key);

@@ -466,21 +466,6 @@ const Moves* movesOf(std::string_view op) {
   return found ? *found : nullptr;
 }
 
-// True when the opset-17 form of `op`'s nodes is the node itself, whatever it holds: no move
-// that acts there and nothing a later opset added (formProblem's shortcut, asked per draw
-// and per node).
-bool canonicalAsItIs(std::string_view op, int opset) {
-  static const NameTable<bool> changed = [] {
-    std::vector<std::pair<std::string_view, bool>> ops;
-    for (const Moves& m : kMoves)
-      if (m.actsAt17) ops.emplace_back(m.op, true);
-    for (const LaterAttr& a : kLaterAttrs) ops.emplace_back(a.op, true);
-    for (const LaterValue& v : kLaterValues) ops.emplace_back(v.op, true);
-    return NameTable<bool>(ops);
-  }();
-  return opset == 17 && !changed.find(op);
-}
-
 Work start(const NodeView& node, int opset, bool copyAttributes = true) {
   Work w{node, opset, {}};
   w.form.op = std::string(node.op);
@@ -571,6 +556,21 @@ void fitOperands(Work& w, const SchemaVersion& version) {
 }
 
 }  // namespace
+
+// True when the opset-17 form of `op`'s nodes is the node itself, whatever it holds: no move
+// that acts there and nothing a later opset added (formProblem's shortcut, asked per draw
+// and per node).
+bool canonicalAsItIs(std::string_view op, int opset) {
+  static const NameTable<bool> changed = [] {
+    std::vector<std::pair<std::string_view, bool>> ops;
+    for (const Moves& m : kMoves)
+      if (m.actsAt17) ops.emplace_back(m.op, true);
+    for (const LaterAttr& a : kLaterAttrs) ops.emplace_back(a.op, true);
+    for (const LaterValue& v : kLaterValues) ops.emplace_back(v.op, true);
+    return NameTable<bool>(ops);
+  }();
+  return opset == 17 && !changed.find(op);
+}
 
 std::optional<AttrValue> schemaDefault(const SchemaAttr& a) {
   if (!a.hasDefault) return std::nullopt;

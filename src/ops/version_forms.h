@@ -67,6 +67,10 @@ struct NodeView {
 /// gets none copied (NodeForm::nodesAttributes): export writes the node's own.
 NodeForm formAt(const NodeView& node, int opset, bool copyAttributes = true);
 
+/// True when every node of `op` is written at `opset` as it is (its operands, its attributes):
+/// at opset 17, for operators no later opset changed; formAt's and export's shortcut.
+bool canonicalAsItIs(std::string_view op, int opset);
+
 /// Why `opset` cannot express the node (formAt's error), or nullopt: formAt without the
 /// form, which is cheap at opset 17 for operators no later opset changed.
 std::optional<std::string> formProblem(const NodeView& node, int opset);
