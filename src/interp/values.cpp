@@ -24,12 +24,25 @@ bool allowed(const ValueRange& r, double x) { return x >= r.lo && x <= r.hi && s
 /// Smallest magnitude a wide tensor draws, relative to the range's largest.
 constexpr double kWidestRatio = 1.0 / 16384;
 
-double sampleWide(DType dtype, const ValueRange& r, Rng& rng) {
-  const double top = std::max(std::abs(r.lo), std::abs(r.hi));
-  const double bottom = std::max(r.minMagnitude, top * kWidestRatio);
-  if (!(top > 0) || bottom >= top) return sampleOne(dtype, r, rng);
+/// The magnitudes a wide tensor draws from, log-uniformly: [e^logBottom, e^logTop].
+struct WideBand {
+  bool usable = false;  // false: the range is too narrow, sample it uniformly
+  double logBottom = 0, logTop = 0;
+  explicit WideBand(const ValueRange& r) {
+    const double top = std::max(std::abs(r.lo), std::abs(r.hi));
+    const double bottom = std::max(r.minMagnitude, top * kWidestRatio);
+    usable = !(!(top > 0) || bottom >= top);
+    if (usable) {
+      logBottom = std::log(bottom);
+      logTop = std::log(top);
+    }
+  }
+};
+
+double sampleWide(DType dtype, const ValueRange& r, const WideBand& band, Rng& rng) {
+  if (!band.usable) return sampleOne(dtype, r, rng);
   for (int attempt = 0; attempt < 64; ++attempt) {
-    const double magnitude = std::exp(rng.uniformReal(std::log(bottom), std::log(top)));
+    const double magnitude = std::exp(rng.uniformReal(band.logBottom, band.logTop));
     const double x = roundTo(dtype, rng.bernoulli(0.5) ? magnitude : -magnitude);
     if (allowed(r, x)) return x;
   }
@@ -73,10 +86,11 @@ Tensor sampleTensor(const TensorType& type, const ValueRange& range, Rng& rng, c
   const double odds[] = {mix.narrow, mix.wide, mix.special, mix.integral};
   const size_t kind = rng.weighted(odds);
   const std::vector<double> specials = kind == 2 ? specialValues(type.dtype, range) : std::vector<double>{};
+  const WideBand band(range);
   Tensor t(type);
   for (double& x : t.data) {
     switch (kind) {
-      case 1: x = sampleWide(type.dtype, range, rng); break;
+      case 1: x = sampleWide(type.dtype, range, band, rng); break;
       case 2: x = sampleSpecial(type.dtype, range, specials, rng); break;
       case 3: x = sampleIntegral(type.dtype, range, rng); break;
       default: x = sampleOne(type.dtype, range, rng); break;
