@@ -331,7 +331,7 @@ class IsraGen : public Generator {
 
   /// `prune`: drop inputs a rolled-back chain or unit left unused; `caffe`: only outputs Caffe writes.
   /// `extra`: the odds of outputs that are read further or are weights (no draws at 0).
-  static void finish(GeneratedCase& out, const ValuePool& pool, Rng& rng, bool prune, bool caffe, const OutputMix& extra) {
+  static void finish(GeneratedCase& out, ValuePool& pool, Rng& rng, bool prune, bool caffe, const OutputMix& extra) {
     Graph& g = out.graph;
     std::vector<ValueId> outputs;
     for (NodeId id : g.order()) appendGraphOutputs(g, id, rng, outputs);  // order(): no copy
@@ -349,9 +349,10 @@ class IsraGen : public Generator {
     const std::vector<ValueId> inputs = g.inputs();
     out.inputs.reserve(inputs.size());
     out.outputs.reserve(outputs.size());
-    for (ValueId v : inputs) out.inputs.push_back(pool.data(v));
+    // Inputs, weights and results are distinct values: each is taken from the pool once.
+    for (ValueId v : inputs) out.inputs.push_back(pool.take(v));
     for (ValueId v : outputs) {
-      out.outputs.push_back(pool.data(v));
+      out.outputs.push_back(pool.take(v));
       out.nonFinite = out.nonFinite || !allFinite(out.outputs.back());
     }
   }

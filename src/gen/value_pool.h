@@ -29,6 +29,8 @@ class ValuePool : public OperandSource {
   /// Records the contents of a value the graph now holds.
   void add(ValueId id, Tensor data);
   const Tensor& data(ValueId id) const { return data_[id]; }
+  /// Moves a value's contents out, when the model is finished: the pool is done with it.
+  Tensor take(ValueId id) { return std::move(data_[id]); }
   /// True if the value's contents lie in `range` (always for bool values).
   bool within(ValueId id, const ValueRange& range) const;
 
