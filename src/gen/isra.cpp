@@ -128,6 +128,7 @@ class IsraGen : public Generator {
           units_.push_back(unit);
           weights_.push_back(weight);
         }
+    drawOp_ = WeightedTable(weights_);
   }
 
   GeneratedCase generate(Rng& rng) const override {
@@ -180,7 +181,7 @@ class IsraGen : public Generator {
         continue;
       }
       ++out.attempts;
-      const size_t drawn = rng.weighted(weights_);
+      const size_t drawn = drawOp_.draw(rng);
       if (drawn >= ops_.size()) {  // a Caffe unit: a run of nodes one Caffe layer writes
         if (emitCaffeUnit(units_[drawn - ops_.size()], builder, config_, rng)) {
           ++added;
@@ -362,6 +363,7 @@ class IsraGen : public Generator {
   std::vector<const OpSpec*> ops_;
   std::vector<std::string> units_;  ///< Caffe units, drawn at weights_[ops_.size() + k]
   std::vector<double> weights_;
+  WeightedTable drawOp_;  ///< over weights_
   std::map<const OpSpec*, BodyOps> bodyOps_;
 };
 

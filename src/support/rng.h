@@ -5,6 +5,7 @@
 // library (std::uniform_*_distribution is implementation-defined and is never used).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -69,6 +70,7 @@ class Rng {
   }
 
  private:
+  friend class WeightedTable;
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   static uint64_t splitMix(uint64_t& x) {
     uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
@@ -77,6 +79,36 @@ class Rng {
     return z ^ (z >> 31);
   }
   uint64_t state_[4];
+};
+
+/// Rng::weighted over fixed weights, with their running sums kept: one draw and a binary
+/// search instead of two passes over the weights. It takes the same uniform draw and finds
+/// the index the sequential scan finds, but for a point within rounding of a boundary.
+class WeightedTable {
+ public:
+  WeightedTable() = default;
+  explicit WeightedTable(std::span<const double> weights) {
+    double total = 0;
+    for (double w : weights) {
+      total += w;
+      sums_.push_back(total);
+    }
+    for (size_t i = weights.size(); i-- > 0;)
+      if (weights[i] > 0) {
+        lastPositive_ = i;
+        break;
+      }
+  }
+  /// Index drawn with probability proportional to its weight (the sum must be > 0).
+  size_t draw(Rng& rng) const {
+    const double point = rng.uniformReal(0.0, sums_.empty() ? 0.0 : sums_.back());
+    const size_t i = static_cast<size_t>(std::upper_bound(sums_.begin(), sums_.end(), point) - sums_.begin());
+    return i < sums_.size() ? i : lastPositive_;
+  }
+
+ private:
+  std::vector<double> sums_;  // sums_[i]: weights 0..i
+  size_t lastPositive_ = 0;
 };
 
 }  // namespace nnfuzz
