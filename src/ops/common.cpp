@@ -49,14 +49,6 @@ int64_t broadcastOffset(const Shape& from, const Shape& to, const std::vector<in
   return offset;
 }
 
-bool nextIndex(std::vector<int64_t>& index, const Shape& shape) {
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (++index[i] < shape[i]) return true;
-    index[i] = 0;
-  }
-  return false;
-}
-
 BroadcastWalk::BroadcastWalk(const Shape& to, std::span<const Shape* const> from)
     : to_(to), index_(to.size(), 0), offsets_(from.size(), 0), strides_(from.size() * to.size(), 0) {
   for (size_t k = 0; k < from.size(); ++k) {
@@ -70,9 +62,11 @@ BroadcastWalk::BroadcastWalk(const Shape& to, std::span<const Shape* const> from
   }
 }
 
-bool BroadcastWalk::next() {
+bool BroadcastWalk::carry() {
   const size_t rank = to_.size();
-  for (size_t i = rank; i-- > 0;) {
+  index_[rank - 1] = 0;
+  for (size_t k = 0; k < offsets_.size(); ++k) offsets_[k] -= strides_[k * rank + rank - 1] * (to_[rank - 1] - 1);
+  for (size_t i = rank - 1; i-- > 0;) {
     if (++index_[i] < to_[i]) {
       for (size_t k = 0; k < offsets_.size(); ++k) offsets_[k] += strides_[k * rank + i];
       return true;

@@ -32,7 +32,13 @@ std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
 /// `to` (from is right-aligned against to; dims of 1 repeat).
 int64_t broadcastOffset(const Shape& from, const Shape& to, const std::vector<int64_t>& index);
 /// Advances a row-major multi-index over `shape`; false when it wraps to all zeros.
-bool nextIndex(std::vector<int64_t>& index, const Shape& shape);
+inline bool nextIndex(std::vector<int64_t>& index, const Shape& shape) {  // in line: kernels call it per element
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (++index[i] < shape[i]) return true;
+    index[i] = 0;
+  }
+  return false;
+}
 
 /// Walks the elements of a broadcast result `to` in row-major order, keeping for each
 /// operand shape the offset broadcastOffset would give, updated in O(1) a step: kernels
@@ -43,9 +49,20 @@ class BroadcastWalk {
   /// The offset into operand k of the current element.
   int64_t offset(size_t k) const { return offsets_[k]; }
   /// Moves to the next element; false (all offsets back at 0) after the last.
-  bool next();
+  bool next() {
+    // Along the innermost dim, in line: a call per element cost more than the step.
+    const size_t rank = to_.size();
+    if (rank == 0) return false;
+    if (++index_[rank - 1] < to_[rank - 1]) {
+      for (size_t k = 0; k < offsets_.size(); ++k) offsets_[k] += strides_[k * rank + rank - 1];
+      return true;
+    }
+    return carry();
+  }
 
  private:
+  /// next() past the end of the innermost dim: back to its start, one step on the next one out.
+  bool carry();
   const Shape& to_;
   std::vector<int64_t> index_;
   std::vector<int64_t> offsets_;
