@@ -80,7 +80,7 @@ std::optional<ValueId> alignValue(EvalBuilder& b, ValueId value, const OperandNe
   std::optional<ValueId> v = castTo(b, value, target.dtype);
   if (v) v = reshapeAny(b, *v, target.shape);
   if (!v) return std::nullopt;
-  const ValueRange range = need.rangeOf(target);
+  const ValueRange range = need.rangeOf(target.dtype);
   if (!b.pool().within(*v, range)) {
     if (!opsupport::contains(opsupport::kNumericTypes, target.dtype)) return std::nullopt;
     v = intoRange(b, *v, range);

@@ -26,7 +26,7 @@ class MemberSource : public OperandSource {
         consumed_(flows_.size(), false), exactArity_(exactArity), earlier_(earlier), mutate_(mutate) {}
 
   ValueId pickExisting(const std::function<bool(const TensorType&)>&,
-                       const std::function<ValueRange(const TensorType&)>&) override {
+                       const std::function<ValueRange(DType)>&) override {
     return kNoValue;  // a graph model's data flows are its digraph's edges, nothing else
   }
   const TensorType& typeOf(ValueId v) const override { return builder_.typeOf(v); }
@@ -41,7 +41,7 @@ class MemberSource : public OperandSource {
     if ((i >= flows_.size() || flows_[i] == kNoValue) && index > 0 && !config_.net.params.empty()) {
       // A weight dim the limits fix (Conv's num_output): a fresh weight drawn within them.
       if (auto type = sampleWithinDims(config_.net, *findOp(member_.op), index, need.sample, rng_))
-        return builder_.weight(sampleTensor(*type, need.rangeOf(*type), rng_));
+        return builder_.weight(sampleTensor(*type, need.rangeOf(type->dtype), rng_));
       return kNoValue;
     }
     if (i >= flows_.size() || flows_[i] == kNoValue) return kNoValue;
@@ -49,9 +49,9 @@ class MemberSource : public OperandSource {
     // A float operand that only asks for the default range takes any finite value: every
     // result is checked for magnitude anyway, and clipping each data flow to [-2, 2] would
     // put a Clip before nearly every node.
-    const std::function<ValueRange(const TensorType&)> relaxed = [&](const TensorType& t) {
-      const ValueRange r = need.rangeOf(t);
-      if (isFloat(t.dtype) && r == defaultRange(t.dtype)) return ValueRange{-kMaxResultMagnitude, kMaxResultMagnitude, 0};
+    const std::function<ValueRange(DType)> relaxed = [&](DType dtype) {
+      const ValueRange r = need.rangeOf(dtype);
+      if (isFloat(dtype) && r == defaultRange(dtype)) return ValueRange{-kMaxResultMagnitude, kMaxResultMagnitude, 0};
       return r;
     };
     std::optional<ValueId> v =

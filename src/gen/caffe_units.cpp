@@ -28,7 +28,7 @@ ValueId blob(Ctx& c, int lo, int hi, const std::function<bool(const TensorType&)
   const auto accepts = [&](const TensorType& t) {
     return t.dtype == DType::Float32 && t.rank() >= lo && t.rank() <= hi && (!also || also(t));
   };
-  const ValueId v = c.b.pool().pickExisting(accepts, [](const TensorType&) { return ValueRange{-1e6, 1e6, 0}; });
+  const ValueId v = c.b.pool().pickExisting(accepts, [](DType) { return ValueRange{-1e6, 1e6, 0}; });
   if (v != kNoValue) return c.b.graph().value(v).kind == ValueKind::Weight ? kNoValue : v;
   if (also) return kNoValue;
   Shape shape(static_cast<size_t>(c.rng.uniformInt(lo, hi)));

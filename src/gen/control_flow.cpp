@@ -249,7 +249,7 @@ Tensor freshTensor(const GenConfig& config, Rng& rng, int minRank = 0) {
 int bodySize(Rng& rng) { return static_cast<int>(rng.uniformInt(1, kMaxBodyOps)); }
 
 ValueId pickAny(EvalBuilder& builder, const std::function<bool(const TensorType&)>& accepts) {
-  return builder.pool().pickExisting(accepts, [](const TensorType&) { return ValueRange{-1e300, 1e300, 0}; });
+  return builder.pool().pickExisting(accepts, [](DType) { return ValueRange{-1e300, 1e300, 0}; });
 }
 
 bool buildIf(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, const BodyOps& ops, Rng& rng) {
@@ -265,7 +265,7 @@ bool buildIf(const OpSpec& spec, EvalBuilder& builder, const GenConfig& config, 
   ValueId elseOut = elseBody.newestOfType(type);
   if (elseOut == kNoValue)
     elseOut = elseBody.pool().pickExisting([&](const TensorType& t) { return t == type; },
-                                           [](const TensorType&) { return ValueRange{-1e300, 1e300, 0}; });
+                                           [](DType) { return ValueRange{-1e300, 1e300, 0}; });
   if (elseOut == kNoValue) elseOut = elseBody.builder().weight(sampleTensor(type, defaultRange(type.dtype), rng));
   thenBody.graph().setOutputs({thenOut});
   elseBody.graph().setOutputs({elseOut});

@@ -63,7 +63,7 @@ class DepthSource : public OperandSource {
     if (index > 0 && spec_ && !net_.params.empty()) {
       // A weight dim the limits fix (Conv's num_output): a fresh weight drawn within them.
       if (auto type = sampleWithinDims(net_, *spec_, index, need.sample, rng_))
-        return builder_.weight(sampleTensor(*type, need.rangeOf(*type), rng_));
+        return builder_.weight(sampleTensor(*type, need.rangeOf(type->dtype), rng_));
       return kNoValue;
     }
     if (index != 0 || !deepen || deepest.empty()) return kNoValue;
@@ -71,7 +71,7 @@ class DepthSource : public OperandSource {
     return alignValue(builder_, v, need, limits_, rng_).value_or(kNoValue);
   }
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
-                       const std::function<ValueRange(const TensorType&)>& rangeOf) override {
+                       const std::function<ValueRange(DType)>& rangeOf) override {
     // ONNX 1.12 (the checker's library) writes an unknown batch dim of a DFT's or STFT's
     // signal as 0, so their operands never come after an op whose dims it leaves symbolic.
     if (spec_ && (spec_->name == "DFT" || spec_->name == "STFT"))

@@ -33,24 +33,35 @@ bool ValuePool::within(ValueId id, const ValueRange& r) const {
 }
 
 ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
-                                const std::function<ValueRange(const TensorType&)>& rangeOf) {
+                                const std::function<ValueRange(DType)>& rangeOf) {
   return pickExisting(accepts, rangeOf, nullptr);
 }
 
 ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& accepts,
-                                const std::function<ValueRange(const TensorType&)>& rangeOf,
+                                const std::function<ValueRange(DType)>& rangeOf,
                                 const std::function<bool(ValueId)>& usable) {
   candidates_.clear();
   wideCandidates_.clear();
+  // The range and the default band by dtype, asked again only when the dtype changes: most
+  // candidates share one.
+  std::optional<DType> dtype;
+  ValueRange range;
+  bool asksWide = false;
+  double band = 0;
   for (ValueId id : ids_) {
-    if (!graph_.value(id).alive) continue;  // a rolled-back node's result
+    const Value& value = graph_.value(id);
+    if (!value.alive) continue;  // a rolled-back node's result
     if (usable && !usable(id)) continue;
-    const TensorType& type = graph_.value(id).type;
-    if (!accepts(type)) continue;
-    const ValueRange range = rangeOf(type);
+    if (!accepts(value.type)) continue;
+    if (dtype != value.type.dtype) {
+      dtype = value.type.dtype;
+      range = rangeOf(*dtype);
+      band = defaultRange(*dtype).hi;
+      asksWide = asksBeyondDefault(band, range);
+    }
     if (!within(id, range)) continue;
     candidates_.push_back(id);
-    if (asksBeyondDefault(type, range) && reachesBeyondDefault(id)) wideCandidates_.push_back(id);
+    if (asksWide && reachesBeyond(id, band)) wideCandidates_.push_back(id);
   }
   if (candidates_.empty()) return kNoValue;
   // An operand whose band is wider than the default one (a saturating activation's
@@ -60,14 +71,13 @@ ValueId ValuePool::pickExisting(const std::function<bool(const TensorType&)>& ac
   return from[static_cast<size_t>(rng_.uniformInt(0, static_cast<int64_t>(from.size()) - 1))];
 }
 
-bool ValuePool::asksBeyondDefault(const TensorType& type, const ValueRange& range) {
+bool ValuePool::asksBeyondDefault(double band, const ValueRange& range) {
   // A bounded band only: "anything" (a control-flow operand) asks for no wide values.
-  return range.hi > defaultRange(type.dtype).hi && range.hi <= kWidestBand;
+  return range.hi > band && range.hi <= kWidestBand;
 }
 
-bool ValuePool::reachesBeyondDefault(ValueId id) const {
+bool ValuePool::reachesBeyond(ValueId id, double band) const {
   const Summary& s = summaryOf(id);
-  const double band = defaultRange(graph_.value(id).type.dtype).hi;
   return std::max(std::abs(s.min), std::abs(s.max)) > 2 * band;
 }
 

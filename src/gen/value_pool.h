@@ -37,10 +37,10 @@ class ValuePool : public OperandSource {
   /// A random offered value of an accepted type within its range; for a range wider than
   /// the dtype's default band, half the time one whose elements reach past twice that band.
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
-                       const std::function<ValueRange(const TensorType&)>& rangeOf) override;
+                       const std::function<ValueRange(DType)>& rangeOf) override;
   /// The same, among the values `usable` accepts.
   ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
-                       const std::function<ValueRange(const TensorType&)>& rangeOf,
+                       const std::function<ValueRange(DType)>& rangeOf,
                        const std::function<bool(ValueId)>& usable);
   const TensorType& typeOf(ValueId value) const override { return graph_.value(value).type; }
   /// Never hands `id` out again (a value inside a run that must stay whole).
@@ -63,8 +63,9 @@ class ValuePool : public OperandSource {
 
   /// Widest band that counts as one (wider: the operand takes anything).
   static constexpr double kWidestBand = 1e6;
-  static bool asksBeyondDefault(const TensorType& type, const ValueRange& range);
-  bool reachesBeyondDefault(ValueId id) const;
+  /// `band`: the upper end of the dtype's default range.
+  static bool asksBeyondDefault(double band, const ValueRange& range);
+  bool reachesBeyond(ValueId id, double band) const;
 };
 
 /// The contents of an instantiation's operands (`data`, by position; omitted ones null): a

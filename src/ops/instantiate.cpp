@@ -90,9 +90,7 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   const std::function<bool(const TensorType&)> acceptsFirst = [&](const TensorType& t) {
     return firstAccepts(spec, limits, t);
   };
-  const std::function<ValueRange(const TensorType&)> rangeOfFirst = [&](const TensorType& t) {
-    return firstRangeOf(spec, t.dtype);
-  };
+  const std::function<ValueRange(DType)> rangeOfFirst = [&](DType dtype) { return firstRangeOf(spec, dtype); };
   if (spec.sampleConstantFirst) {
     first.constant = spec.sampleConstantFirst(rng, limits);
     first.type = first.constant->type;
@@ -128,7 +126,7 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
       op.type = pattern.constant->type;
       op.constant = std::move(pattern.constant);
     } else {
-      const std::function<ValueRange(const TensorType&)> rangeOf = [&](const TensorType&) { return pattern.range; };
+      const std::function<ValueRange(DType)> rangeOf = [&](DType) { return pattern.range; };
       if (source) op.existing = source->pinned(i, OperandNeed{pattern.accepts, rangeOf, pattern.sample});
       if (op.existing == kNoValue && source && rng.bernoulli(pickingRate))
         op.existing = source->pickExisting(pattern.accepts, rangeOf);

@@ -21,7 +21,7 @@ namespace nnfuzz {
 /// What an operand slot needs (for sources that pin operands to values of their own).
 struct OperandNeed {
   const std::function<bool(const TensorType&)>& accepts;
-  const std::function<ValueRange(const TensorType&)>& rangeOf;
+  const std::function<ValueRange(DType)>& rangeOf;  ///< the values it may hold, by dtype
   const std::function<TensorType(Rng&)>& sample;  ///< a fresh type accepts() holds for
 };
 
@@ -42,9 +42,9 @@ class OperandSource {
   /// Called after step (3): may change the attributes before further operands are drawn.
   virtual void adjustAttributes(const OpSpec& /*spec*/, OpDraft& /*draft*/) {}
   /// A random existing value whose type passes `accepts` and whose contents lie in the
-  /// range `rangeOf(type)` gives, or kNoValue if there is none.
+  /// range `rangeOf(its dtype)` gives, or kNoValue if there is none.
   virtual ValueId pickExisting(const std::function<bool(const TensorType&)>& accepts,
-                               const std::function<ValueRange(const TensorType&)>& rangeOf) = 0;
+                               const std::function<ValueRange(DType)>& rangeOf) = 0;
   virtual const TensorType& typeOf(ValueId value) const = 0;
 };
 
