@@ -135,9 +135,11 @@ class Protocol:
         os.dup2(2, 1)  # fd 1 is now stderr: native printf can no longer reach the protocol
         sys.stdout = sys.stderr
         self._out = os.fdopen(proto_fd, "w", buffering=1, encoding="utf-8")
+        # json.dumps builds an encoder per call when given an option: one, kept, does the same
+        self._encode = json.JSONEncoder(allow_nan=False).encode
 
     def send(self, obj):
-        self._out.write(json.dumps(obj, allow_nan=False) + "\n")
+        self._out.write(self._encode(obj) + "\n")
         self._out.flush()
 
 
@@ -150,22 +152,51 @@ def _error_reply(req_id, phase, exc, seconds):
     return reply
 
 
+def read_file(path):
+    """A file's bytes in four system calls (open, fstat, read, close): Python's open() makes nine,
+    and a worker reads two files a case."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size) if size > 0 else b""
+        if size > 0 and len(data) == size:
+            return data  # a regular file: all of it in one read
+        chunks = [data]  # empty by its size (/proc), or cut short: on to end of file
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_file(path, data):
+    """Creates or truncates `path` and writes `data`, in three system calls (open() makes six)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 def read_case_tensors(data_dir, kind):
     """The TensorProtos of a data set's inputs or outputs (kind "input" or "output"): packed in
     one SequenceProto (inputs.pb, nnfuzz's default) or one input_N.pb each (ONNX's layout)."""
     import onnx
 
-    packed = os.path.join(data_dir, f"{kind}s.pb")
-    if os.path.exists(packed):
+    try:
+        data = read_file(os.path.join(data_dir, f"{kind}s.pb"))
+    except FileNotFoundError:
+        data = None
+    if data is not None:
         seq = onnx.SequenceProto()
-        with open(packed, "rb") as f:
-            seq.ParseFromString(f.read())
+        seq.ParseFromString(data)
         return list(seq.tensor_values)
     protos = []
     while os.path.exists(os.path.join(data_dir, f"{kind}_{len(protos)}.pb")):
         proto = onnx.TensorProto()
-        with open(os.path.join(data_dir, f"{kind}_{len(protos)}.pb"), "rb") as f:
-            proto.ParseFromString(f.read())
+        proto.ParseFromString(read_file(os.path.join(data_dir, f"{kind}_{len(protos)}.pb")))
         protos.append(proto)
     return protos
 
@@ -251,8 +282,7 @@ def write_outputs(out_dir, model, outputs):
     paths = []
     for n, proto in enumerate(_output_tensors(model, outputs)):
         path = os.path.abspath(os.path.join(out_dir, f"output_{n}.pb"))
-        with open(path, "wb") as f:
-            f.write(proto.SerializeToString())
+        _write_output_file(path, proto.SerializeToString())
         paths.append(path)
     return paths
 
@@ -265,9 +295,18 @@ def write_packed_outputs(out_dir, model, outputs):
     seq = SequenceProto(name="outputs", elem_type=SequenceProto.TENSOR)
     seq.tensor_values.extend(_output_tensors(model, outputs))
     path = os.path.abspath(os.path.join(out_dir, "outputs.pb"))
-    with open(path, "wb") as f:
-        f.write(seq.SerializeToString())
+    _write_output_file(path, seq.SerializeToString())
     return path
+
+
+def _write_output_file(path, data):
+    """write_file, making the output folder first if it is missing (nnfuzz makes it: this is
+    cheaper than asking each case whether it exists)."""
+    try:
+        write_file(path, data)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_file(path, data)
 
 
 def load_model(model_path):
@@ -276,8 +315,7 @@ def load_model(model_path):
     external data needs: then onnx.load reads it and the external files."""
     import onnx
 
-    with open(model_path, "rb") as f:
-        data = f.read()
+    data = read_file(model_path)
     if b"location" in data:
         return onnx.load(model_path), None
     model = onnx.ModelProto()
@@ -317,7 +355,6 @@ def _handle(backend, req, send):
         model_path = os.path.join(case_dir, "model.onnx")
         model, backend.model_bytes = load_model(model_path)
         feeds = read_case(case_dir, model)
-        os.makedirs(out_dir, exist_ok=True)
     except Exception as exc:  # the case, not the SUT: never an SUT finding
         return {"id": req_id, "phase": "prepare", "status": "worker_error",
                 "type": type(exc).__name__, "message": str(exc), "seconds": 0.0}

@@ -1,12 +1,15 @@
 // worker.cpp - Worker: start, hello, request/reply per case, classification of deaths.
 #include "run/worker.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -62,6 +65,42 @@ std::string mallocDebugLibrary() {
     if (access(path.c_str(), R_OK) == 0) return path;
   }
   return "";
+}
+
+// A file's bytes: open, fstat, read, close (readFileBytes asks twice first whether it exists, and
+// reads through a stream). The messages are readFileBytes's.
+std::string readWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) throw Error("no such file: " + path);
+    throw Error("cannot open " + path);
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    const bool dir = S_ISDIR(info.st_mode);
+    ::close(fd);
+    throw Error(dir ? path + " is a directory, not a file" : "cannot read " + path);
+  }
+  // A regular file holds what fstat says (the worker wrote it and replied): one read. Else (a size
+  // of 0, or a read cut short), on to end of file.
+  const size_t size = static_cast<size_t>(info.st_size);
+  std::string bytes(size > 0 ? size : 65536, '\0');
+  size_t done = 0;
+  while (size == 0 || done < size) {
+    if (done == bytes.size()) bytes.resize(bytes.size() * 2);
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n == 0) {
+      break;
+    } else if (errno != EINTR) {
+      ::close(fd);
+      throw Error("cannot read " + path);
+    }
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
 }
 
 std::string signalName(int sig) {
@@ -128,6 +167,7 @@ std::string Worker::start() {
   hello_ = Hello{};
   ++starts_;
   servingPid_ = 0;
+  outReady_ = false;
   try {
     child_ = Child::spawn(spawnOptions());
   } catch (const Error& e) {
@@ -192,13 +232,18 @@ fs::path Worker::outputDir(bool packed) {
     }
   }
   fs::path out = scratch_ / "out";
-  std::error_code ec;
-  if (packed && fs::is_directory(out, ec)) {
-    fs::remove(out / kPackedOutputs, ec);  // the one file read back: never a previous case's
-    return out;
+  if (packed && outReady_) {
+    // The one file read back, never a previous case's. The folder is made once per worker
+    // process: asking each case whether it is there costs a stat (common.py makes it anew, should
+    // a worker remove it).
+    const std::string file = (out / kPackedOutputs).string();
+    if (::unlink(file.c_str()) == 0 || errno == ENOENT) return out;
+    throw Error("cannot remove " + file + ": " + std::strerror(errno));
   }
+  std::error_code ec;
   fs::remove_all(out, ec);  // a previous case's outputs must never be mistaken for this one's
   fs::create_directories(out);
+  outReady_ = packed;
   return out;
 }
 
@@ -436,7 +481,9 @@ void Worker::recordProtocolError(RunOutcome& outcome, const std::string& phase, 
 void Worker::readOutputs(RunOutcome& outcome, const Reply& reply) {
   try {
     if (!reply.outputsFile.empty()) {
-      const onnx::SequenceProto seq = readSequenceFile(reply.outputsFile);
+      onnx::SequenceProto seq;
+      if (!seq.ParseFromString(readWholeFile(reply.outputsFile)))
+        throw Error(reply.outputsFile + " is not a serialized SequenceProto");
       for (const onnx::TensorProto& tensor : seq.tensor_values()) outcome.outputs.push_back(fromTensorProto(tensor));
     }
     for (const std::string& path : reply.outputs) outcome.outputs.push_back(readTensorFile(path));

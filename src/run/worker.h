@@ -119,6 +119,8 @@ class Worker {
   Hello hello_;
   std::filesystem::path scratch_;
   bool ownScratch_ = false;
+  /// The output folder is there for packed requests, made by this Worker since the worker's last start.
+  bool outReady_ = false;
   uint64_t nextId_ = 1;
   int starts_ = 0;
   int forks_ = 0;

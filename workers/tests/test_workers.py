@@ -1,5 +1,6 @@
 """The Python workers: each real SUT on a small mixed model in each mode, and the shared
 helper's promises (stdout hygiene, error classification, dtype checks, exit statuses)."""
+import json
 import os
 import re
 import shutil
@@ -112,6 +113,33 @@ def test_sut_matches_reference(sut, mode, mixed_case, driver, tmp_path):
     assert [name for name, _ in tensors] == ["pooled", "probs", "ints", "mask", "exp64", "mean", "clipped"]
     for k, ((_, actual), want) in enumerate(zip(tensors, expected, strict=True)):
         check_equal(actual, want, f"{sut}/{mode} packed output {k}")
+    assert d.close() == 0
+
+
+def test_packed_outputs_go_to_a_missing_output_folder_too(mixed_case, driver, tmp_path):
+    """common.py does not ask each case whether `out` exists (nnfuzz makes it once per worker): a
+    folder that is not there is made when the outputs are written, and the next case's outputs.pb
+    replaces the last one's."""
+    folder, expected = mixed_case
+    packed = pack_case(folder, tmp_path / "packed")
+    d = driver(worker_argv("onnxruntime", "noopt"))
+    out = tmp_path / "gone" / "out"
+    for round_ in range(2):
+        assert not out.exists()
+        req_id = d.next_id
+        d.next_id += 1
+        d.proc.stdin.write((json.dumps({"id": req_id, "case": str(packed), "out": str(out), "packed": True}) + "\n").encode())
+        d.proc.stdin.flush()
+        prepare, run = d.read(), d.read()
+        assert (prepare["id"], run["id"], prepare["status"], run["status"]) == (req_id, req_id, "ok", "ok"), run
+        assert run["outputs_file"] == str(out / "outputs.pb")
+        tensors = load_packed(run["outputs_file"])
+        assert [name for name, _ in tensors] == ["pooled", "probs", "ints", "mask", "exp64", "mean", "clipped"]
+        for k, ((_, actual), want) in enumerate(zip(tensors, expected, strict=True)):
+            check_equal(actual, want, f"round {round_} output {k}")
+        shutil.rmtree(tmp_path / "gone")
+    prepare, run = d.request(packed, tmp_path / "kept", packed=True)  # and where it is there, as ever
+    assert run["status"] == "ok" and len(load_packed(run["outputs_file"])) == len(expected)
     assert d.close() == 0
 
 
