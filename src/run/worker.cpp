@@ -1,10 +1,8 @@
 // worker.cpp - Worker: start, hello, request/reply per case, classification of deaths.
 #include "run/worker.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -65,42 +63,6 @@ std::string mallocDebugLibrary() {
     if (access(path.c_str(), R_OK) == 0) return path;
   }
   return "";
-}
-
-// A file's bytes: open, fstat, read, close (readFileBytes asks twice first whether it exists, and
-// reads through a stream). The messages are readFileBytes's.
-std::string readWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) throw Error("no such file: " + path);
-    throw Error("cannot open " + path);
-  }
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-    const bool dir = S_ISDIR(info.st_mode);
-    ::close(fd);
-    throw Error(dir ? path + " is a directory, not a file" : "cannot read " + path);
-  }
-  // A regular file holds what fstat says (the worker wrote it and replied): one read. Else (a size
-  // of 0, or a read cut short), on to end of file.
-  const size_t size = static_cast<size_t>(info.st_size);
-  std::string bytes(size > 0 ? size : 65536, '\0');
-  size_t done = 0;
-  while (size == 0 || done < size) {
-    if (done == bytes.size()) bytes.resize(bytes.size() * 2);
-    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (n == 0) {
-      break;
-    } else if (errno != EINTR) {
-      ::close(fd);
-      throw Error("cannot read " + path);
-    }
-  }
-  ::close(fd);
-  bytes.resize(done);
-  return bytes;
 }
 
 std::string signalName(int sig) {
@@ -482,7 +444,7 @@ void Worker::readOutputs(RunOutcome& outcome, const Reply& reply) {
   try {
     if (!reply.outputsFile.empty()) {
       onnx::SequenceProto seq;
-      if (!seq.ParseFromString(readWholeFile(reply.outputsFile)))
+      if (!seq.ParseFromString(readFileBytes(reply.outputsFile)))
         throw Error(reply.outputsFile + " is not a serialized SequenceProto");
       for (const onnx::TensorProto& tensor : seq.tensor_values()) outcome.outputs.push_back(fromTensorProto(tensor));
     }
