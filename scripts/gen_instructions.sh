@@ -2,7 +2,8 @@
 # Instructions per generated model, which a loaded machine does not change (docs/performance.md,
 # "Generation speed against Isra"): callgrind over BM_Isra65_1000/ARG (cases 0..999 of
 # config/isra65.json: generate with reference values, verify, export, serialise, free), less the
-# benchmark's set-up, divided by 1,000. ARG 0: 1-30 operators; 10: 10 operators.
+# benchmark's set-up, divided by 1,000; and the same less verifyGraph (BM_Isra65's work).
+# ARG 0: 1-30 operators; 10: 10 operators.
 #   scripts/gen_instructions.sh [ARG] [BENCH]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='nnfuzz::
 inclusive() {  # inclusive instructions of the first function whose name contains $1
   callgrind_annotate --threshold=100 --inclusive=yes "$out" | grep -F "$1" | head -1 | awk '{gsub(",", "", $1); print $1}'
 }
-total=$(inclusive '(anonymous namespace)::BM_Isra65(')
+total=$(inclusive '(anonymous namespace)::BM_Isra65Verified(')
 setup=$(( $(inclusive 'nnfuzz::loadConfigFile(') + $(inclusive 'nnfuzz::validateConfig(') + $(inclusive 'nnfuzz::makeGenerator(') ))
-echo "BM_Isra65_1000/$ARG: $(( (total - setup) / 1000 )) instructions a model"
+verify=$(inclusive 'nnfuzz::verifyGraph[')
+echo "BM_Isra65_1000/$ARG: $(( (total - setup) / 1000 )) instructions a model, $(( (total - setup - verify) / 1000 )) without verifyGraph"
