@@ -6,7 +6,6 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "ops/infer_node.h"
 #include "ops/opset_fit.h"
@@ -14,6 +13,7 @@
 #include "ops/schema_history.h"
 #include "ops/version_forms.h"
 #include "support/error.h"
+#include "support/name_table.h"
 
 namespace nnfuzz {
 
@@ -36,6 +36,7 @@ std::unique_ptr<Generator> makeNamed(const GenConfig& config) {
 // What the passes after generation need of an operator at one opset, worked out once per
 // generator: schema lookups and default parsing cost more than the passes themselves.
 struct OpAtOpset {
+  const OpSpec* spec = nullptr;
   const SchemaVersion* here = nullptr;       // schemaAt(op, opset)
   const SchemaVersion* canonical = nullptr;  // schemaAt(op, 17)
   /// Drawn scalar attributes whose default setDefaultAttrs may write or leave out: the
@@ -47,11 +48,11 @@ struct OpAtOpset {
   };
   std::vector<Default> defaults;
 
-  OpAtOpset(std::string_view op, const std::vector<AttrSpec>& drawnAttrs, int opset) {
-    here = schemaAt(op, opset);
-    canonical = opset == 17 ? here : schemaAt(op, 17);
+  OpAtOpset(const OpSpec& op, int opset) : spec(&op) {
+    here = schemaAt(op.name, opset);
+    canonical = opset == 17 ? here : schemaAt(op.name, 17);
     if (!here || !canonical) return;
-    for (const AttrSpec& drawn : drawnAttrs) {
+    for (const AttrSpec& drawn : op.attrs) {
       const SchemaAttr* a = here->attr(drawn.name);
       const SchemaAttr* c = canonical->attr(drawn.name);
       if (!a || !c || a->defaultText != c->defaultText || a->kind != c->kind) continue;
@@ -67,20 +68,32 @@ struct OpAtOpset {
 
 class OpsetTables {
  public:
-  OpsetTables(const std::vector<const OpSpec*>& ops, int opset) : opset_(opset) {
-    for (const OpSpec* op : ops) byOp_.try_emplace(op, op->name, op->attrs, opset);
-  }
-  /// The entry of node `n`, whose spec is `spec` (findOp(n)); for an operator outside the
-  /// config (a block's or a pass's), one made on the spot in `spare`.
-  const OpAtOpset& of(const OpSpec& spec, const Node& n, std::optional<OpAtOpset>& spare) const {
-    if (n.op == spec.name)
-      if (auto it = byOp_.find(&spec); it != byOp_.end()) return it->second;
-    return spare.emplace(n.op, spec.attrs, opset_);
+  OpsetTables(const std::vector<const OpSpec*>& ops, int opset) : opset_(opset), entries_(makeEntries(ops, opset)) {}
+  OpsetTables(const OpsetTables&) = delete;  // byName_ points into entries_
+  /// The entry of node `n`'s operator (the spec findOp(n) gives), or nullptr when it has no
+  /// spec; for an operator outside the config (a block's or a pass's), one made in `spare`.
+  const OpAtOpset* of(const Node& n, std::optional<OpAtOpset>& spare) const {
+    if (!n.domain.empty()) return nullptr;
+    if (const OpAtOpset* const* known = byName_.find(n.op)) return *known;
+    const OpSpec* spec = findOp(n);
+    return spec ? &spare.emplace(*spec, opset_) : nullptr;
   }
 
  private:
+  static std::vector<OpAtOpset> makeEntries(const std::vector<const OpSpec*>& ops, int opset) {
+    std::vector<OpAtOpset> entries;
+    entries.reserve(ops.size());
+    for (const OpSpec* op : ops) entries.emplace_back(*op, opset);
+    return entries;
+  }
+  static NameTable<const OpAtOpset*> index(const std::vector<OpAtOpset>& entries) {
+    std::vector<std::pair<std::string_view, const OpAtOpset*>> named;
+    for (const OpAtOpset& e : entries) named.emplace_back(e.spec->name, &e);
+    return NameTable<const OpAtOpset*>(named);
+  }
   int opset_;
-  std::unordered_map<const OpSpec*, OpAtOpset> byOp_;
+  std::vector<OpAtOpset> entries_;  // the config's operators (registry specs: a name is its spec)
+  NameTable<const OpAtOpset*> byName_ = index(entries_);
 };
 
 // Optional inputs after a node's last given one, written as empty names with the config's
@@ -93,9 +106,10 @@ void addTrailingEmpties(Graph& graph, const GenConfig& config, const OpsetTables
   std::optional<OpAtOpset> spare;
   for (NodeId id : graph.nodes()) {
     Node& n = graph.node(id);
-    const OpSpec* spec = findOp(n);
-    const SchemaVersion* schema = spec ? tables.of(*spec, n, spare).here : nullptr;
+    const OpAtOpset* entry = tables.of(n, spare);
+    const SchemaVersion* schema = entry ? entry->here : nullptr;
     if (!schema || n.attrs.hasGraphs()) continue;
+    const OpSpec* spec = entry->spec;
     const size_t limit = std::min(static_cast<size_t>(spec->maxInputs), schema->inputs.size());
     size_t room = n.inputs.size();
     while (room < limit && schema->inputs[room].optional && !schema->inputs[room].variadic) ++room;
@@ -125,9 +139,10 @@ void setDefaultAttrs(Graph& graph, const GenConfig& config, const OpsetTables& t
   std::optional<OpAtOpset> spare;
   for (NodeId id : graph.nodes()) {
     Node& n = graph.node(id);
-    const OpSpec* spec = n.domain.empty() ? findOp(n) : nullptr;
-    if (!spec) continue;
-    const OpAtOpset& entry = tables.of(*spec, n, spare);
+    const OpAtOpset* found = tables.of(n, spare);
+    if (!found) continue;
+    const OpAtOpset& entry = *found;
+    const OpSpec* spec = entry.spec;
     if (!entry.here || !entry.canonical || n.attrs.hasGraphs()) continue;
     const size_t way = rng.weighted(odds);
     if (way == 2) continue;
