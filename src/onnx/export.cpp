@@ -5,6 +5,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <charconv>
+#include <list>
 #include <span>
 #include <unordered_set>
 
@@ -111,11 +112,11 @@ struct GraphWire {
 
 // A node's fields in order: input, output, name, op_type; the caller adds attributes and
 // then calls endNode.
-size_t beginNode(Wire& w, std::span<const std::string> inputs, std::span<const std::string> outputs,
+size_t beginNode(Wire& w, std::span<const std::string_view> inputs, std::span<const std::string_view> outputs,
                  std::string_view name, std::string_view opType) {
   const size_t node = w.open(field::kGraphNode);
-  for (const std::string& in : inputs) w.stringField(field::kNodeInput, in);
-  for (const std::string& out : outputs) w.stringField(field::kNodeOutput, out);
+  for (std::string_view in : inputs) w.stringField(field::kNodeInput, in);
+  for (std::string_view out : outputs) w.stringField(field::kNodeOutput, out);
   w.stringField(field::kNodeName, name);
   w.stringField(field::kNodeOpType, opType);
   return node;
@@ -129,7 +130,8 @@ void endNode(Wire& w, size_t node, std::string_view domain) {
 // before ir_version 4, where initializers would have to be body inputs, a Constant node.
 void addConstant(GraphWire& g, const std::string& name, const Tensor& value, bool body, int opset) {
   if (body && initializersAreInputs(opset)) {
-    const size_t node = beginNode(g.nodes, {}, std::span(&name, 1), name, "Constant");
+    const std::string_view output = name;
+    const size_t node = beginNode(g.nodes, {}, std::span(&output, 1), name, "Constant");
     const size_t attr = g.nodes.open(field::kNodeAttribute);
     g.nodes.stringField(field::kAttrName, "value");
     const size_t tensor = g.nodes.open(field::kAttrT);
@@ -242,21 +244,24 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
   std::vector<bool> graphOutput(graph.valueCapacity(), false);
   for (ValueId v : outputs) graphOutput[v] = true;
   size_t temp = 0, nodeIndex = 0;
-  std::vector<std::string> inputNames, outputNames;  // one node's; kept across nodes so they grow once
+  // One node's operand names, viewing `names` (sized once, never moved) or `formNames`.
+  std::vector<std::string_view> inputNames, outputNames;
+  std::list<std::string> formNames;  // names of the constants forms add (a list: they stay put)
   for (size_t position = 0; position < order.size(); ++position) {
     const Node& n = graph.node(order[position]);
     const NodeForm& form = forms[position];
     // Constants the form adds come first: in a body before ir_version 4 they are nodes.
     inputNames.clear();
     if (asItIs[position])
-      for (ValueId v : n.inputs) inputNames.push_back(v == kNoValue ? std::string() : nameOf(v));
+      for (ValueId v : n.inputs) inputNames.push_back(v == kNoValue ? std::string_view() : std::string_view(nameOf(v)));
     for (const FormOperand& in : form.inputs) {
       if (in.empty()) {
         inputNames.emplace_back();
       } else if (in.constant) {
         // Named as import names initializers, so export -> import -> export is the identity.
-        inputNames.push_back(numbered(prefix, "weight_", weights.size() + formConstants++));
-        addConstant(g, inputNames.back(), *in.constant, body, opset);
+        const std::string& name = formNames.emplace_back(numbered(prefix, "weight_", weights.size() + formConstants++));
+        inputNames.push_back(name);
+        addConstant(g, name, *in.constant, body, opset);
       } else {
         inputNames.push_back(nameOf(n.inputs[static_cast<size_t>(in.operand)]));
       }
@@ -308,7 +313,8 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
     std::string name = names[v];
     if (body && (graph.value(v).kind != ValueKind::Result || !returned.insert(v).second)) {
       const std::string copied = prefix + "output_" + std::to_string(k);
-      endNode(g.nodes, beginNode(g.nodes, std::span(&name, 1), std::span(&copied, 1),
+      const std::string_view from = name, to = copied;
+      endNode(g.nodes, beginNode(g.nodes, std::span(&from, 1), std::span(&to, 1),
                                  prefix + "Identity_output_" + std::to_string(k), "Identity"), "");
       name = copied;
     }
