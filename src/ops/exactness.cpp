@@ -3,25 +3,39 @@
 
 #include <cmath>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
+
+#include "support/name_table.h"
 
 namespace nnfuzz {
 
 namespace {
 
-// Results are operand elements (or fixed values) moved, selected or negated.
-const std::unordered_set<std::string_view> kSelecting = {
-    "Abs",        "CastLike",     "Clip",         "Compress",   "Concat",        "ConstantOfShape", "DepthToSpace",
-    "Dropout",    "Expand",       "EyeLike",      "Flatten",    "Gather",        "GatherElements",  "GatherND",
-    "GlobalMaxPool", "Identity",  "Max",          "MaxPool",    "Min",           "Neg",             "Pad",
-    "ReduceMax",  "ReduceMin",    "Relu",         "Reshape",    "ReverseSequence", "ScatterElements", "ScatterND",
-    "Slice",      "SpaceToDepth", "Split",        "Squeeze",    "Tile",          "TopK",            "Transpose",
-    "Trilu",      "Unsqueeze",    "Where",        "Shape",         "Size",            "MaxUnpool",
-    "Cast"};
-// Integral results of a checked discontinuity (Cast's conversions are correctly rounded).
-const std::unordered_set<std::string_view> kIntegral = {"Floor", "Ceil", "Round", "Sign", "Hardmax"};
-// Exact while every element and every partial result is an integer the dtype holds.
-const std::unordered_set<std::string_view> kIntegerArithmetic = {"Add", "Sub", "Mul", "Sum", "ReduceSum", "CumSum"};
+enum class Rule : uint8_t { None, Selecting, Integral, IntegerArithmetic };
+
+// Each operator's rule, looked up once a result (the three lists are disjoint).
+const NameTable<Rule>& rules() {
+  static const NameTable<Rule> table = [] {
+    std::vector<std::pair<std::string_view, Rule>> entries;
+    // Results are operand elements (or fixed values) moved, selected or negated.
+    for (std::string_view op :
+         {"Abs",        "CastLike",     "Clip",         "Compress",   "Concat",        "ConstantOfShape", "DepthToSpace",
+          "Dropout",    "Expand",       "EyeLike",      "Flatten",    "Gather",        "GatherElements",  "GatherND",
+          "GlobalMaxPool", "Identity",  "Max",          "MaxPool",    "Min",           "Neg",             "Pad",
+          "ReduceMax",  "ReduceMin",    "Relu",         "Reshape",    "ReverseSequence", "ScatterElements", "ScatterND",
+          "Slice",      "SpaceToDepth", "Split",        "Squeeze",    "Tile",          "TopK",            "Transpose",
+          "Trilu",      "Unsqueeze",    "Where",        "Shape",         "Size",            "MaxUnpool",
+          "Cast"})
+      entries.emplace_back(op, Rule::Selecting);
+    // Integral results of a checked discontinuity (Cast's conversions are correctly rounded).
+    for (std::string_view op : {"Floor", "Ceil", "Round", "Sign", "Hardmax"}) entries.emplace_back(op, Rule::Integral);
+    // Exact while every element and every partial result is an integer the dtype holds.
+    for (std::string_view op : {"Add", "Sub", "Mul", "Sum", "ReduceSum", "CumSum"})
+      entries.emplace_back(op, Rule::IntegerArithmetic);
+    return NameTable<Rule>(entries);
+  }();
+  return table;
+}
 
 double integerLimit(DType dtype) { return dtype == DType::Float64 ? 9007199254740992.0 : 16777216.0; }
 
@@ -67,10 +81,12 @@ bool unstableCall(const OpSpec& spec, const KernelArgs& call) {
 
 bool exactResult(const OpSpec& spec, std::span<const Tensor* const> inputs, const Tensor& result) {
   if (!isFloat(result.type.dtype)) return true;
-  if (kIntegral.count(spec.name)) return true;
+  const Rule* found = rules().find(spec.name);
+  const Rule rule = found ? *found : Rule::None;
+  if (rule == Rule::Integral) return true;
   if (!allExact(inputs)) return false;
-  if (kSelecting.count(spec.name)) return true;
-  if (kIntegerArithmetic.count(spec.name)) return exactIntegerArithmetic(inputs, result);
+  if (rule == Rule::Selecting) return true;
+  if (rule == Rule::IntegerArithmetic) return exactIntegerArithmetic(inputs, result);
   return false;
 }
 
