@@ -26,7 +26,7 @@ ValueRange operandRangeOf(const OpSpec& spec, size_t k, const std::vector<const 
   for (size_t j = 0; j < k; ++j) {
     draft.inputTypes.push_back(types[j] ? *types[j] : TensorType{});
     draft.omitted.push_back(types[j] == nullptr);
-    draft.constants.emplace_back();
+    draft.constants.push_back(nullptr);
   }
   draft.attrs = attrs;
   draft.limits = &limits;
@@ -84,6 +84,18 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   draft.omitted.reserve(slots);
   draft.constants.reserve(slots);
   result.operands.reserve(slots);
+  // An operand joins the instantiation, and the draft sees its constant there (no copy).
+  const auto take = [&](Operand&& op) {
+    const Operand* before = result.operands.data();
+    result.operands.push_back(std::move(op));
+    if (result.operands.data() != before) {  // moved (an arity past the reserve): point anew
+      draft.constants.clear();
+      for (const Operand& o : result.operands) draft.constants.push_back(o.constant ? &*o.constant : nullptr);
+    } else {
+      const Operand& o = result.operands.back();
+      draft.constants.push_back(o.constant ? &*o.constant : nullptr);
+    }
+  };
 
   // (2) the first input
   Operand first;
@@ -106,8 +118,7 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
   first.range = firstRangeOf(spec, first.type.dtype);
   draft.inputTypes.push_back(first.type);
   draft.omitted.push_back(false);
-  draft.constants.push_back(first.constant);
-  result.operands.push_back(std::move(first));
+  take(std::move(first));
 
   // (3) attributes given the first input
   if (spec.sampleAttrs) spec.sampleAttrs(draft);
@@ -134,8 +145,7 @@ Instantiation instantiateOp(const OpSpec& spec, Rng& rng, const Limits& limits, 
     }
     draft.inputTypes.push_back(op.type);
     draft.omitted.push_back(op.omitted);
-    draft.constants.push_back(op.constant);
-    result.operands.push_back(std::move(op));
+    take(std::move(op));
   }
   while (result.operands.size() > 1 && result.operands.back().omitted) result.operands.pop_back();
   result.attrs = std::move(draft.attrs);

@@ -91,7 +91,9 @@ struct OpDraft {
   int arity = 1;                       ///< number of operand slots (step 1)
   std::vector<TensorType> inputTypes;  ///< chosen so far; size() == index being sampled
   SmallVector<bool, 8> omitted;        ///< per chosen operand: left empty
-  std::vector<std::optional<Tensor>> constants;  ///< per chosen operand: its fixed contents, if a constant
+  /// Per chosen operand: its fixed contents if a constant, else null (they live in the
+  /// instantiation's operands, which outlive the draft).
+  SmallVector<const Tensor*, 8> constants;
   Attributes attrs;
   const Limits* limits = nullptr;
   Rng* rng = nullptr;
