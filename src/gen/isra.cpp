@@ -141,6 +141,7 @@ class IsraGen : public Generator {
     const int target = std::max(static_cast<int>(rng.uniformInt(config_.minOps, config_.maxOps)), net.minDepth);
     out.requestedOps = target;
     g.reserve(static_cast<size_t>(target) + 8, 4 * static_cast<size_t>(target) + 16);  // ~3 values an operator
+    pool.reserve(4 * static_cast<size_t>(target) + 16);
     int added = 0;
     const int maxAttempts = 20 * target + 100;
     constexpr int kHardCap = 1000000;

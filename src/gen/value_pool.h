@@ -26,6 +26,12 @@ class ValuePool : public OperandSource {
  public:
   ValuePool(Graph& graph, Rng& rng, Reuse reuse = Reuse::AnyValue) : graph_(graph), rng_(rng), reuse_(reuse) {}
 
+  /// Room for values with ids below `values` (a generator that knows its model's size).
+  void reserve(size_t values) {
+    data_.reserve(values);
+    summaries_.reserve(values);
+    ids_.reserve(values);
+  }
   /// Records the contents of a value the graph now holds.
   void add(ValueId id, Tensor data);
   const Tensor& data(ValueId id) const { return data_[id]; }

@@ -5,6 +5,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <charconv>
+#include <cstring>
 #include <list>
 #include <span>
 #include <unordered_set>
@@ -152,9 +153,13 @@ void addConstant(GraphWire& g, const std::string& name, const Tensor& value, boo
 std::string numbered(std::string_view prefix, std::string_view stem, size_t number, std::string_view separator = {}) {
   char digits[20];
   const auto length = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, number).ptr - digits);
-  std::string name;
-  name.reserve(prefix.size() + stem.size() + separator.size() + length);
-  name.append(prefix).append(stem).append(separator).append(digits, length);
+  std::string name(prefix.size() + stem.size() + separator.size() + length, '\0');
+  char* out = name.data();
+  for (std::string_view part : {prefix, stem, separator, std::string_view(digits, length)}) {
+    if (part.empty()) continue;  // an empty view may hold no pointer at all
+    std::memcpy(out, part.data(), part.size());
+    out += part.size();
+  }
   return name;
 }
 
