@@ -317,10 +317,10 @@ void exportGraph(const Graph& graph, GraphWire& g, const std::string& prefix,
     if (names[v].empty()) throw Error("graph output %" + std::to_string(v) + " is not defined");
     std::string name = names[v];
     if (body && (graph.value(v).kind != ValueKind::Result || !returned.insert(v).second)) {
-      const std::string copied = prefix + "output_" + std::to_string(k);
+      const std::string copied = numbered(prefix, "output_", k);
       const std::string_view from = name, to = copied;
       endNode(g.nodes, beginNode(g.nodes, std::span(&from, 1), std::span(&to, 1),
-                                 prefix + "Identity_output_" + std::to_string(k), "Identity"), "");
+                                 numbered(prefix, "Identity_output_", k), "Identity"), "");
       name = copied;
     }
     writeValueInfo(g.outputs, field::kGraphOutput, name, graph.value(v).type);

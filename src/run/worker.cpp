@@ -443,9 +443,7 @@ void Worker::recordProtocolError(RunOutcome& outcome, const std::string& phase, 
 void Worker::readOutputs(RunOutcome& outcome, const Reply& reply) {
   try {
     if (!reply.outputsFile.empty()) {
-      onnx::SequenceProto seq;
-      if (!seq.ParseFromString(readFileBytes(reply.outputsFile)))
-        throw Error(reply.outputsFile + " is not a serialized SequenceProto");
+      const onnx::SequenceProto seq = readSequenceFile(reply.outputsFile);
       for (const onnx::TensorProto& tensor : seq.tensor_values()) outcome.outputs.push_back(fromTensorProto(tensor));
     }
     for (const std::string& path : reply.outputs) outcome.outputs.push_back(readTensorFile(path));

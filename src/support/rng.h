@@ -70,7 +70,6 @@ class Rng {
   }
 
  private:
-  friend class WeightedTable;
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   static uint64_t splitMix(uint64_t& x) {
     uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
