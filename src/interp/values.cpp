@@ -31,7 +31,7 @@ struct WideBand {
   explicit WideBand(const ValueRange& r) {
     const double top = std::max(std::abs(r.lo), std::abs(r.hi));
     const double bottom = std::max(r.minMagnitude, top * kWidestRatio);
-    usable = top > 0 && !(bottom >= top);  // a NaN bottom is not usable either
+    usable = top > 0 && !(bottom >= top);
     if (usable) {
       logBottom = std::log(bottom);
       logTop = std::log(top);
